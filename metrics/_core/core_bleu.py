@@ -1,0 +1,379 @@
+"""BLEU as a pure function of per-example sufficient statistics.
+
+Per example: hypothesis length, the chosen reference length, clipped n-gram
+matches and hypothesis n-gram totals per order, and the number of references.
+Two scoring functions read the summed statistics: :func:`sacrebleu_score`
+(sacreBLEU 2.x arithmetic, smoothing methods and effective order) and
+:func:`bleu_score` (the arithmetic of tensorflow/nmt's ``compute_bleu``, which
+evaluate's ``bleu`` module wraps).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .core_mt_tokenizers import MtTokenizer, get_tokenizer, tokenize_13a
+from .core_ngrams import clipped_matches, max_ngram_counts, ngram_counts, ngram_totals
+from .core_stats import StatField, StatsSchema
+
+ReferenceLength = Literal["closest", "shortest"]
+REFERENCE_LENGTHS: tuple[str, ...] = ("closest", "shortest")
+
+SmoothMethod = Literal["none", "floor", "add-k", "exp"]
+# Defaults from Chen & Cherry (2014), as in sacreBLEU.
+SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+
+# The sacreBLEU release whose numbers sacrebleu_score reproduces (named in signatures).
+SACREBLEU_VERSION = "2.6.0"
+
+# sacreBLEU floors log(0) to this value.
+_LOG_ZERO = -9999999999
+
+
+def bleu_schema(metric: str, max_order: int) -> StatsSchema:
+    """The statistics of BLEU with n-grams up to ``max_order``."""
+    return StatsSchema(
+        metric,
+        (
+            StatField("hyp_len"),
+            StatField("ref_len"),
+            *(StatField(f"match_{order}") for order in range(1, max_order + 1)),
+            *(StatField(f"total_{order}") for order in range(1, max_order + 1)),
+            StatField("min_refs", "min"),
+            StatField("max_refs", "max"),
+        ),
+    )
+
+
+def closest_reference_length(hypothesis_length: int, reference_lengths: Sequence[int]) -> int:
+    """The reference length closest to the hypothesis length; the shorter one on ties (as sacreBLEU)."""
+    return min(reference_lengths, key=lambda length: (abs(hypothesis_length - length), length))
+
+
+def bleu_statistics(
+    hypothesis: Sequence[str],
+    references: Sequence[Sequence[str]],
+    *,
+    max_order: int,
+    reference_length: ReferenceLength,
+) -> tuple[int, ...]:
+    """Statistics of one tokenized example, in :func:`bleu_schema` order."""
+    hypothesis_length = len(hypothesis)
+    reference_lengths = [len(reference) for reference in references]
+    if reference_length == "closest":
+        chosen_length = closest_reference_length(hypothesis_length, reference_lengths)
+    else:
+        chosen_length = min(reference_lengths)
+    hypothesis_counts = ngram_counts(hypothesis, max_order)
+    reference_counts = max_ngram_counts([ngram_counts(reference, max_order) for reference in references])
+    matches = clipped_matches(hypothesis_counts, reference_counts, max_order)
+    count = len(references)
+    return (hypothesis_length, chosen_length, *matches, *ngram_totals(hypothesis_length, max_order), count, count)
+
+
+def split_totals(totals: Mapping[str, Any], max_order: int) -> tuple[list[Any], list[Any], int, int]:
+    """(matches per order, totals per order, hypothesis length, reference length) from named totals."""
+    matches = [totals[f"match_{order}"] for order in range(1, max_order + 1)]
+    counts = [totals[f"total_{order}"] for order in range(1, max_order + 1)]
+    return matches, counts, int(totals["hyp_len"]), int(totals["ref_len"])
+
+
+def _log_floored(value: float) -> float:
+    return _LOG_ZERO if value == 0.0 else math.log(value)
+
+
+def sacrebleu_score(
+    matches: Sequence[Any],
+    totals: Sequence[Any],
+    sys_len: int,
+    ref_len: int,
+    *,
+    smooth_method: SmoothMethod = "exp",
+    smooth_value: float | None = None,
+    effective_order: bool = False,
+) -> dict[str, Any]:
+    """sacreBLEU's BLEU (0-100) from summed statistics.
+
+    Mirrors sacreBLEU 2.x exactly, including one quirk: with ``add-k`` the
+    reported ``counts`` and ``totals`` include the added k for orders n > 1.
+    """
+    max_order = len(matches)
+    counts = list(matches)
+    total = list(totals)
+    if smooth_value is None:
+        smooth_value = SMOOTH_DEFAULTS[smooth_method]
+    brevity_penalty = 1.0
+    if sys_len < ref_len:
+        brevity_penalty = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
+    precisions = [0.0] * max_order
+    result = {"counts": counts, "totals": total, "precisions": precisions, "bp": brevity_penalty}
+    if not any(counts):
+        return {"score": 0.0, **result, "sys_len": sys_len, "ref_len": ref_len}
+    smooth_mteval = 1.0
+    used_orders = max_order
+    for order in range(1, max_order + 1):
+        if smooth_method == "add-k" and order > 1:
+            counts[order - 1] += smooth_value
+            total[order - 1] += smooth_value
+        if total[order - 1] == 0:
+            break
+        if effective_order:
+            used_orders = order
+        if counts[order - 1] == 0:
+            if smooth_method == "exp":
+                smooth_mteval *= 2
+                precisions[order - 1] = 100.0 / (smooth_mteval * total[order - 1])
+            elif smooth_method == "floor":
+                precisions[order - 1] = 100.0 * smooth_value / total[order - 1]
+        else:
+            precisions[order - 1] = 100.0 * counts[order - 1] / total[order - 1]
+    score = brevity_penalty * math.exp(sum([_log_floored(p) for p in precisions[:used_orders]]) / used_orders)
+    return {"score": score, **result, "sys_len": sys_len, "ref_len": ref_len}
+
+
+def bleu_score(
+    matches: Sequence[int],
+    totals: Sequence[int],
+    translation_length: int,
+    reference_length: int,
+    *,
+    smooth: bool = False,
+    smooth_unigrams: bool = False,
+) -> dict[str, Any]:
+    """BLEU (0-1) with the arithmetic of tensorflow/nmt's ``compute_bleu``.
+
+    ``smooth`` adds one to the matches and totals of the orders n > 1 (Lin & Och
+    2004, "BLEU+1"); ``smooth_unigrams`` extends that to unigrams, as
+    ``compute_bleu`` (and so evaluate's ``bleu``) does.
+    """
+    max_order = len(matches)
+    precisions = [0.0] * max_order
+    for index in range(max_order):
+        if smooth and (index > 0 or smooth_unigrams):
+            precisions[index] = (matches[index] + 1.0) / (totals[index] + 1.0)
+        elif totals[index] > 0:
+            precisions[index] = float(matches[index]) / totals[index]
+    if min(precisions) > 0:
+        geometric_mean = math.exp(sum((1.0 / max_order) * math.log(p) for p in precisions))
+    else:
+        geometric_mean = 0.0
+    if reference_length == 0 or translation_length == 0:
+        ratio = 0.0
+        brevity_penalty = 0.0
+    else:
+        ratio = float(translation_length) / reference_length
+        brevity_penalty = 1.0 if ratio > 1.0 else math.exp(1 - 1.0 / ratio)
+    return {
+        "bleu": geometric_mean * brevity_penalty,
+        "precisions": precisions,
+        "brevity_penalty": brevity_penalty,
+        "length_ratio": ratio,
+        "translation_length": translation_length,
+        "reference_length": reference_length,
+    }
+
+
+def sacrebleu_signature(
+    *,
+    nrefs: int | str,
+    lowercase: bool,
+    effective_order: bool,
+    tokenizer: str,
+    smooth_method: str,
+    smooth_value: float | None,
+    resampling: Mapping[str, Any] | None = None,
+) -> str:
+    """sacreBLEU's reproducibility signature, in sacreBLEU's field order.
+
+    ``resampling`` holds the bootstrap/randomization fields (``bs``, ``ar``,
+    ``seed``) when a confidence interval or a paired test was computed.
+    """
+    smooth = smooth_method
+    default = SMOOTH_DEFAULTS[smooth_method]
+    if default is not None:
+        smooth += f"[{(default if smooth_value is None else smooth_value):.2f}]"
+    resampling = resampling or {}
+    fields = [("nrefs", nrefs)]
+    fields += [(key, resampling[key]) for key in ("bs", "ar", "seed") if resampling.get(key) is not None]
+    fields += [
+        ("case", "lc" if lowercase else "mixed"),
+        ("eff", "yes" if effective_order else "no"),
+        ("tok", tokenizer),
+        ("smooth", smooth),
+        ("version", SACREBLEU_VERSION),
+    ]
+    return "|".join(f"{key}:{value}" for key, value in fields)
+
+
+def tokenized_rows(
+    predictions: Sequence[str],
+    references: Sequence[Sequence[str]],
+    tokenize: Callable[[str], Sequence[str]],
+    *,
+    max_order: int,
+    reference_length: ReferenceLength,
+) -> list[tuple[int, ...]]:
+    """Per-example BLEU statistics of a corpus, each text tokenized with ``tokenize``."""
+    return [
+        bleu_statistics(
+            tokenize(prediction),
+            [tokenize(reference) for reference in example_references],
+            max_order=max_order,
+            reference_length=reference_length,
+        )
+        for prediction, example_references in zip(predictions, references, strict=True)
+    ]
+
+
+@dataclass(frozen=True)
+class SacreBleuOptions:
+    """Options of sacreBLEU's BLEU. Tokenizer, case and order determine the statistics; the rest the score."""
+
+    tokenize: str = "13a"
+    lowercase: bool = False
+    smooth_method: SmoothMethod = "exp"
+    smooth_value: float | None = None
+    effective_order: bool = False
+    max_order: int = 4
+
+    @property
+    def tokenizer(self) -> MtTokenizer:
+        return get_tokenizer(self.tokenize)
+
+    def stats_signature(self) -> str:
+        """Identifies the options that the per-example statistics depend on."""
+        case = "lc" if self.lowercase else "mixed"
+        return f"sacrebleu|tok:{self.tokenizer.name}|case:{case}|order:{self.max_order}"
+
+    def preprocess(self, text: str) -> list[str]:
+        """sacreBLEU's segment preprocessing: optional lowercasing, trailing whitespace removal, tokenization."""
+        if self.lowercase:
+            text = text.lower()
+        return self.tokenizer(text.rstrip())
+
+
+def sacrebleu_rows(
+    predictions: Sequence[str], references: Sequence[Sequence[str]], options: SacreBleuOptions
+) -> list[tuple[int, ...]]:
+    """Per-example statistics (in :func:`bleu_schema` order) exactly as sacreBLEU extracts them."""
+    return tokenized_rows(
+        predictions, references, options.preprocess, max_order=options.max_order, reference_length="closest"
+    )
+
+
+def sacrebleu_from_totals(
+    totals: Mapping[str, Any], options: SacreBleuOptions, *, resampling: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """sacreBLEU's corpus BLEU from named totals, with its signature (naming ``resampling`` when given)."""
+    matches, counts, sys_len, ref_len = split_totals(totals, options.max_order)
+    result = sacrebleu_score(
+        matches,
+        counts,
+        sys_len,
+        ref_len,
+        smooth_method=options.smooth_method,
+        smooth_value=options.smooth_value,
+        effective_order=options.effective_order,
+    )
+    nrefs = totals["min_refs"] if totals["min_refs"] == totals["max_refs"] else "var"
+    result["signature"] = sacrebleu_signature(
+        nrefs=nrefs,
+        lowercase=options.lowercase,
+        effective_order=options.effective_order,
+        tokenizer=options.tokenizer.name,
+        smooth_method=options.smooth_method,
+        smooth_value=options.smooth_value,
+        resampling=resampling,
+    )
+    return result
+
+
+def sacrebleu_score_of_row(options: SacreBleuOptions) -> Callable[[Sequence[Any]], float]:
+    """A function from one row of summed statistics (schema order) to the BLEU score, for resampling."""
+    order = options.max_order
+
+    def score(row: Sequence[Any]) -> float:
+        return sacrebleu_score(
+            [int(value) for value in row[2 : 2 + order]],
+            [int(value) for value in row[2 + order : 2 + 2 * order]],
+            int(row[0]),
+            int(row[1]),
+            smooth_method=options.smooth_method,
+            smooth_value=options.smooth_value,
+            effective_order=options.effective_order,
+        )["score"]
+
+    return score
+
+
+def tokenizer_label(tokenizer: Callable[[str], Sequence[str]]) -> str:
+    """A name for a tokenizer in signatures: its own ``signature()``/``name``, else its qualified name."""
+    if isinstance(tokenizer, MtTokenizer):
+        return tokenizer.name
+    if tokenizer is tokenize_13a:
+        return "13a"
+    signature = getattr(tokenizer, "signature", None)
+    if callable(signature):
+        return str(signature())
+    return getattr(tokenizer, "__qualname__", type(tokenizer).__qualname__)
+
+
+@dataclass(frozen=True)
+class BleuOptions:
+    """Options of evaluate's ``bleu``: any tokenizer callable, n-gram order, smoothing.
+
+    ``evaluate_compatible`` reproduces evaluate's numbers: shortest reference
+    length and add-one smoothing of every order including unigrams.
+    """
+
+    tokenizer: Callable[[str], Sequence[str]] = tokenize_13a
+    max_order: int = 4
+    smooth: bool = False
+    evaluate_compatible: bool = False
+
+    @property
+    def reference_length(self) -> ReferenceLength:
+        return "shortest" if self.evaluate_compatible else "closest"
+
+    def stats_signature(self) -> str:
+        """Identifies the options that the per-example statistics depend on."""
+        return f"bleu|tok:{tokenizer_label(self.tokenizer)}|order:{self.max_order}|reflen:{self.reference_length}"
+
+    def tokenize(self, text: str) -> Sequence[str]:
+        """Tokens of ``text``; a tokenizer that returns a string instead of tokens is an error."""
+        tokens = self.tokenizer(text)
+        if isinstance(tokens, str) or not isinstance(tokens, Sequence):
+            raise TypeError(
+                f"bleu: `tokenizer` must return a list of tokens, got {type(tokens).__name__} for {text[:40]!r}; "
+                f"wrap a string-returning tokenizer as `lambda text: tok(text).split()`"
+            )
+        return tokens
+
+
+def bleu_rows(
+    predictions: Sequence[str], references: Sequence[Sequence[str]], options: BleuOptions
+) -> list[tuple[int, ...]]:
+    """Per-example statistics (in :func:`bleu_schema` order) for evaluate's ``bleu``."""
+    return tokenized_rows(
+        predictions,
+        references,
+        options.tokenize,
+        max_order=options.max_order,
+        reference_length=options.reference_length,
+    )
+
+
+def bleu_from_totals(totals: Mapping[str, Any], options: BleuOptions) -> dict[str, Any]:
+    """evaluate's ``bleu`` result from named totals."""
+    matches, counts, translation_length, reference_length = split_totals(totals, options.max_order)
+    return bleu_score(
+        matches,
+        counts,
+        translation_length,
+        reference_length,
+        smooth=options.smooth,
+        smooth_unigrams=options.evaluate_compatible,
+    )

@@ -1,0 +1,30 @@
+"""Eager input checks for evaluate modules that score predictions against references.
+
+:class:`CheckedTextPairs` is a mixin placed before ``evaluate.Metric`` in a
+metric's bases. It validates and normalises every batch before evaluate writes
+it to its Arrow cache, so bad input fails at once with an error that names the
+argument and the example, and references always reach ``_compute`` as one list
+of strings per prediction (ragged lists allowed, ``None`` entries dropped).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .core_checks import check_text_pairs
+
+
+class CheckedTextPairs:
+    """Validates ``predictions``/``references`` in ``add``, ``add_batch`` and ``compute``."""
+
+    name: str
+
+    def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
+        """Check and add a batch of predictions and references (evaluate appends the input description)."""
+        predictions, references = check_text_pairs(self.name, predictions, references)
+        super().add_batch(predictions=predictions, references=references, **kwargs)  # type: ignore[misc]
+
+    def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
+        """Check and add one prediction and its reference(s) (evaluate appends the input description)."""
+        (prediction,), (reference,) = check_text_pairs(self.name, [prediction], [reference])
+        super().add(prediction=prediction, reference=reference, **kwargs)  # type: ignore[misc]

