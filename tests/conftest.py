@@ -1,0 +1,110 @@
+"""Shared fixtures: offline environment, a socket guard, the repository's metric folders and the real data."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+# Offline before evaluate/datasets/transformers are imported anywhere; evaluate's module cache in a
+# throw-away folder so tests never reuse modules loaded from another checkout.
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+os.environ["HF_EVALUATE_OFFLINE"] = "1"
+_CACHE = Path(tempfile.mkdtemp(prefix="metrics-tests-hf-"))
+os.environ["HF_MODULES_CACHE"] = str(_CACHE / "modules")
+os.environ["HF_METRICS_CACHE"] = str(_CACHE / "metrics")
+
+import pytest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+METRICS_DIR = ROOT / "metrics"
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+class NetworkBlocked(OSError):
+    """Raised by the socket guard for any connection that leaves the machine."""
+
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+_LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def _guard(allow_loopback: bool):
+    def check(sock: socket.socket, address: object) -> None:
+        if sock.family == getattr(socket, "AF_UNIX", None):
+            return
+        host = address[0] if isinstance(address, tuple) else address
+        if allow_loopback and host in _LOOPBACK:
+            return
+        raise NetworkBlocked(f"network access is blocked in tests (attempted connection to {address!r})")
+
+    def connect(sock: socket.socket, address: object) -> None:
+        check(sock, address)
+        return _real_connect(sock, address)
+
+    def connect_ex(sock: socket.socket, address: object) -> int:
+        check(sock, address)
+        return _real_connect_ex(sock, address)
+
+    return connect, connect_ex
+
+
+@pytest.fixture(autouse=True)
+def block_network(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fail any connection attempt (Unix sockets, and loopback for tests marked `loopback`, excepted)."""
+    connect, connect_ex = _guard(allow_loopback=request.node.get_closest_marker("loopback") is not None)
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+    yield
+
+
+def metric_names() -> list[str]:
+    """Every metric folder in metrics/ (folders starting with '_' hold the shared core)."""
+    return sorted(
+        path.name for path in METRICS_DIR.iterdir() if path.is_dir() and not path.name.startswith(("_", "."))
+    )
+
+
+_LOADED: dict[str, object] = {}
+
+
+def load_metric(name: str):
+    """The metric folder ``metrics/<name>`` loaded through evaluate's real loader (cached per session)."""
+    if name not in _LOADED:
+        import evaluate
+
+        _LOADED[name] = evaluate.load(str(METRICS_DIR / name))
+    return _LOADED[name]
+
+
+def read_lines(path: Path) -> list[str]:
+    """Lines of a text file without their newline (exactly as a one-segment-per-line file holds them)."""
+    with open(path, encoding="utf-8", newline="\n") as handle:
+        return [line[:-1] if line.endswith("\n") else line for line in handle]
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"real data not found at {SHARED_DATA} (../shared/data beside the project)")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def wmt17(shared_data: Path) -> tuple[list[str], dict[str, list[str]]]:
+    """WMT17 en-de newstest2017: (references, {system name: hypotheses})."""
+    folder = shared_data / "wmt17-en-de"
+    if not folder.is_dir():
+        pytest.skip(f"WMT17 data not found at {folder}")
+    references = read_lines(folder / "newstest2017.ref.de")
+    systems = {path.stem: read_lines(path) for path in sorted((folder / "systems").glob("*.de"))}
+    return references, systems

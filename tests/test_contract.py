@@ -1,0 +1,143 @@
+"""The contract every metric folder keeps: it loads alone and offline, its script follows evaluate's
+loader rules, its docstring examples pass, its card has the required sections, its core copies are in sync."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import inspect
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import METRICS_DIR, ROOT, load_metric, metric_names
+
+METRICS = metric_names()
+CARD_SECTIONS = (
+    "## Metric Description",
+    "## How to Use",
+    "### Inputs",
+    "### Output Values",
+    "## Oracle and Parity Evidence",
+    "## Differences from evaluate's Module",
+    "## Limitations and Bias",
+    "## Citation",
+)
+
+
+def class_name(folder: str) -> str:
+    return "".join(part.capitalize() for part in folder.split("_"))
+
+
+def test_there_are_metrics() -> None:
+    assert {"bleu", "sacrebleu"} <= set(METRICS)
+
+
+def test_core_copies_in_sync() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "sync_core.py"), "--check"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_sync_check_detects_drift(tmp_path: Path) -> None:
+    """The check mode fails when a vendored copy is edited by hand."""
+    copy = tmp_path / "repo"
+    shutil.copytree(ROOT / "metrics", copy / "metrics", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "scripts", copy / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    vendored = next((copy / "metrics" / METRICS[0]).glob("core_*.py"))
+    vendored.write_text(vendored.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, str(copy / "scripts" / "sync_core.py"), "--check"], capture_output=True, text=True
+    )
+    assert result.returncode == 1
+    assert vendored.name in result.stderr
+
+
+_ISOLATED_LOAD = """
+import socket, sys
+def blocked(*args, **kwargs):
+    raise OSError("network blocked")
+socket.socket.connect = blocked
+socket.socket.connect_ex = blocked
+socket.create_connection = blocked
+import evaluate
+module = evaluate.load(sys.argv[1])
+print(type(module).__name__)
+"""
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_folder_loads_alone_offline(name: str, tmp_path: Path) -> None:
+    """Copied alone into an empty directory, the folder loads with evaluate.load in a fresh process,
+    with HF_HUB_OFFLINE=1, an empty module cache and every network socket blocked."""
+    shutil.copytree(METRICS_DIR / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    environment = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "HF_HOME": str(tmp_path / "hf"),
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", _ISOLATED_LOAD, str(tmp_path / name)],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().splitlines()[-1] == class_name(name)
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_script_follows_loader_rules(name: str) -> None:
+    module = load_metric(name)
+    assert type(module).__name__ == class_name(name)
+    compute = inspect.signature(type(module)._compute)
+    assert all(p.kind is not inspect.Parameter.VAR_KEYWORD for p in compute.parameters.values()), (
+        f"{name}._compute takes **kwargs; unknown options must fail"
+    )
+    assert (METRICS_DIR / name / "requirements.txt").is_file()
+    source = (METRICS_DIR / name / f"{name}.py").read_text(encoding="utf-8")
+    assert not re.search(r"^from evaluate import", source, re.MULTILINE), (
+        "import evaluate, not names from it: the loader takes the first Metric subclass it finds"
+    )
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_unknown_option_is_rejected(name: str) -> None:
+    module = load_metric(name)
+    with pytest.raises(TypeError, match="no_such_option"):
+        module.compute(predictions=["a b c"], references=[["a b c"]], no_such_option=1)
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_docstring_examples(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    module = load_metric(name)
+    script = importlib.import_module(type(module).__module__)
+    text = script._KWARGS_DESCRIPTION
+    assert ">>>" in text, f"{name} has no docstring example"
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(text, {}, f"{name}._KWARGS_DESCRIPTION", None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.failures == 0 and runner.tries > 0
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_metric_card(name: str) -> None:
+    card = (METRICS_DIR / name / "README.md").read_text(encoding="utf-8")
+    assert card.startswith("---\n"), "the card starts with YAML front matter like evaluate's cards"
+    front_matter = card.split("---\n")[1]
+    for key in ("title:", "tags:", "description:"):
+        assert key in front_matter
+    missing = [section for section in CARD_SECTIONS if section not in card]
+    assert not missing, f"{name}/README.md lacks {missing}"
