@@ -160,6 +160,12 @@ class Bleu(CheckedTextPairs, evaluate.Metric):
         rows = bleu_rows(predictions, references, options)
         return self._schema(options).columns(rows, options.stats_signature())
 
+    def reduce_stats(self, stats: Any, *, max_order: int = 4) -> dict[str, Any]:
+        """Totals of per-example statistics (one record of sums), e.g. one shard's; merge shards by passing a
+        list of totals to :meth:`compute_from_stats`."""
+        schema = bleu_schema(self.name, check_int(self.name, "max_order", max_order, minimum=1))
+        return schema.totals(stats)
+
     def compute_from_stats(
         self,
         stats: Any,

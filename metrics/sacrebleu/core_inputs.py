@@ -7,6 +7,11 @@ metric's bases. It validates and normalises every batch before evaluate writes
 it to its Arrow cache, so bad input fails at once with an error that names the
 argument and the example, and references always reach ``_compute`` as one list
 of strings per prediction (ragged lists allowed, ``None`` entries dropped).
+
+It also keeps a module picklable after ``compute``: evaluate keeps the released
+file locks of the last computation, which cannot be pickled, and
+``datasets.Dataset.map(..., num_proc=N)`` pickles any function that refers to
+the module.
 """
 
 from __future__ import annotations
@@ -20,6 +25,16 @@ class CheckedTextPairs:
     """Validates ``predictions``/``references`` in ``add``, ``add_batch`` and ``compute``."""
 
     name: str
+    filelocks: Any
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        if state.get("writer") is None:
+            state["filelocks"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
     def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
         """Check and add a batch of predictions and references (evaluate appends the input description)."""

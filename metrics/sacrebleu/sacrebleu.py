@@ -323,6 +323,11 @@ class Sacrebleu(CheckedTextPairs, evaluate.Metric):
         predictions, references = check_text_pairs(self.name, predictions, references)
         return self._schema(options).columns(sacrebleu_rows(predictions, references, options), options.stats_signature())
 
+    def reduce_stats(self, stats: Any) -> dict[str, Any]:
+        """Totals of per-example statistics (one record of sums), e.g. one shard's; merge shards by passing a
+        list of totals to :meth:`compute_from_stats`."""
+        return self._schema(SacreBleuOptions()).totals(stats)
+
     def compute_from_stats(
         self,
         stats: Any,
