@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Benchmark corpus BLEU on the 16 WMT17 en-de systems: sacreBLEU vs our core and our evaluate module.
+
+All timings are taken in one run, side by side, and reported as medians over
+--repeats; ratios are sacreBLEU's time divided by ours. "cold" clears the
+tokenization caches before every repeat (every text tokenized afresh, as in a
+fresh process); "warm" keeps them (references shared by the 16 systems are
+tokenized once per process). Scores are checked identical before timing.
+Peak memory is measured with tracemalloc in a separate pass.
+
+    .venv/bin/python scripts/bench_bleu.py [--tokenize 13a intl] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DATA = ROOT.parent / "shared" / "data" / "wmt17-en-de"
+
+from metrics._core import core_bleu, core_mt_tokenizers  # noqa: E402
+
+
+def read_lines(path: Path) -> list[str]:
+    with open(path, encoding="utf-8", newline="\n") as handle:
+        return [line[:-1] if line.endswith("\n") else line for line in handle]
+
+
+def clear_caches(tokenizers_module) -> None:
+    for name in ("tokenize_13a", "tokenize_intl", "tokenize_zh", "tokenize_char", "tokenize_none"):
+        getattr(tokenizers_module, name).cache_clear()
+
+
+def timed(run: Callable[[], list[float]], repeats: int, before: Callable[[], None] | None = None):
+    times, scores = [], None
+    for _ in range(repeats):
+        if before:
+            before()
+        start = time.perf_counter()
+        scores = run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), scores
+
+
+def peak_memory(run: Callable[[], object], before: Callable[[], None] | None = None) -> float:
+    if before:
+        before()
+    tracemalloc.start()
+    run()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tokenize", nargs="+", default=["13a", "intl", "zh", "char", "none"])
+    parser.add_argument("--repeats", type=int, default=3)
+    arguments = parser.parse_args()
+    if not DATA.is_dir():
+        print(f"bench_bleu: {DATA} not found (../shared/data beside the project)", file=sys.stderr)
+        return 1
+
+    import evaluate
+    import sacrebleu
+    from sacrebleu.metrics.bleu import BLEU
+
+    references = read_lines(DATA / "newstest2017.ref.de")
+    systems = [read_lines(path) for path in sorted((DATA / "systems").glob("*.de"))]
+    reference_lists = [[reference] for reference in references]
+    module = evaluate.load(str(ROOT / "metrics" / "sacrebleu"))
+    module_tokenizers = importlib.import_module(type(module).__module__.rsplit(".", 1)[0] + ".core_mt_tokenizers")
+    schema = core_bleu.bleu_schema("sacrebleu", 4)
+
+    print(f"corpus BLEU, {len(systems)} WMT17 en-de systems x {len(references)} segments, median of "
+          f"{arguments.repeats}; ratio = sacrebleu.corpus_bleu time / time\n")
+    header = f"{'tok':5} {'approach':34} {'seconds':>8} {'ratio':>6} {'peak MiB':>9}"
+    print(header)
+    print("-" * len(header))
+    for tokenize in arguments.tokenize:
+        options = core_bleu.SacreBleuOptions(tokenize=tokenize)
+
+        def run_sacrebleu() -> list[float]:
+            return [sacrebleu.corpus_bleu(h, [references], tokenize=tokenize).score for h in systems]
+
+        def run_sacrebleu_cached() -> list[float]:
+            metric = BLEU(tokenize=tokenize, references=[references])
+            return [metric.corpus_score(h, None).score for h in systems]
+
+        def run_core() -> list[float]:
+            return [
+                core_bleu.sacrebleu_from_totals(
+                    schema.totals_of_rows(core_bleu.sacrebleu_rows(h, reference_lists, options), "s"), options
+                )["score"]
+                for h in systems
+            ]
+
+        def run_module() -> list[float]:
+            return [module.compute(predictions=h, references=references, tokenize=tokenize)["score"] for h in systems]
+
+        approaches = [
+            ("sacrebleu.corpus_bleu", run_sacrebleu, None),
+            ("sacrebleu BLEU(references=...) cache", run_sacrebleu_cached, None),
+            ("ours: core, cold caches", run_core, lambda: clear_caches(core_mt_tokenizers)),
+            ("ours: core, warm caches", run_core, None),
+            ("ours: evaluate.load(...).compute, cold", run_module, lambda: clear_caches(module_tokenizers)),
+            ("ours: evaluate.load(...).compute, warm", run_module, None),
+        ]
+        baseline_seconds, expected = timed(run_sacrebleu, arguments.repeats)
+        for label, run, before in approaches:
+            seconds, scores = (baseline_seconds, expected) if run is run_sacrebleu else timed(run, arguments.repeats, before)
+            if scores != expected:
+                print(f"{tokenize:5} {label}: scores differ from sacreBLEU's", file=sys.stderr)
+                return 1
+            memory = peak_memory(run, before)
+            print(f"{tokenize:5} {label:34} {seconds:8.2f} {baseline_seconds / seconds:6.2f} {memory:9.1f}")
+        print()
+    print("all scores identical to sacreBLEU's (exact float equality)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
