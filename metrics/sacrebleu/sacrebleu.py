@@ -94,11 +94,12 @@ Examples:
     >>> print(results["signature"])
     nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0
 
-    Sentence-level scores use effective order, so short sentences get a meaningful score:
+    Sentence-level scores use effective order, so short sentences get a meaningful score (here both
+    unigrams and the bigram match; only the brevity penalty exp(1 - 3/2) remains):
 
     >>> results = sacrebleu.compute(predictions=["hello there"], references=["hello there !"], sentence_scores=True)
     >>> print(round(results["sentence_scores"][0], 2))
-    71.65
+    60.65
 """
 
 _DEFAULT_SAMPLES = {"bs": 1000, "ar": 10000}
