@@ -47,7 +47,6 @@ class PairedTestResult:
     baseline_score: float
     n_samples: int
     seed: int | None
-    system_interval: Interval | None = None
 
 
 def as_stats_matrix(rows: Sequence[Sequence[float]]) -> np.ndarray:
@@ -144,7 +143,6 @@ def paired_bootstrap_test(
         baseline_score=baseline_score,
         n_samples=n_samples,
         seed=seed,
-        system_interval=percentile_interval(system_scores, seed=seed),
     )
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import datasets
 import evaluate
 
 from .core_checks import check_bool, check_int, check_text_pairs
-from .core_inputs import CheckedTextPairs
+from .core_inputs import CheckedTextPairs, text_pair_features
 from .core_mt_tokenizers import tokenize_13a
 # core_bleu needs core_ngrams; importing it here makes evaluate's loader copy it.
 from .core_ngrams import ngram_counts
@@ -92,20 +91,7 @@ class Bleu(CheckedTextPairs, evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string", id="sequence"),
-                        "references": datasets.Sequence(datasets.Value("string", id="sequence"), id="references"),
-                    }
-                ),
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string", id="sequence"),
-                        "references": datasets.Value("string", id="sequence"),
-                    }
-                ),
-            ],
+            features=text_pair_features(),
             codebase_urls=["https://github.com/tensorflow/nmt/blob/master/nmt/scripts/bleu.py"],
             reference_urls=["https://en.wikipedia.org/wiki/BLEU", "https://aclanthology.org/P02-1040"],
         )

@@ -21,6 +21,20 @@ from typing import Any
 from .core_checks import check_text_pairs
 
 
+def text_pair_features() -> list[Any]:
+    """evaluate features for string predictions with one reference string, or a list of them, per prediction.
+
+    ``datasets`` is imported here, not at module level, so the rest of the core stays importable without it.
+    """
+    import datasets
+
+    text = datasets.Value("string", id="sequence")
+    return [
+        datasets.Features({"predictions": text, "references": datasets.Sequence(text, id="references")}),
+        datasets.Features({"predictions": text, "references": text}),
+    ]
+
+
 class CheckedTextPairs:
     """Validates ``predictions``/``references`` in ``add``, ``add_batch`` and ``compute``."""
 

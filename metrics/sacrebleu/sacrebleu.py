@@ -5,11 +5,10 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import datasets
 import evaluate
 
 from .core_checks import check_bool, check_choice, check_int, check_number, check_text_list, check_text_pairs
-from .core_inputs import CheckedTextPairs
+from .core_inputs import CheckedTextPairs, text_pair_features
 from .core_mt_tokenizers import TOKENIZER_NAMES, tokenizer_for_language
 # core_bleu needs core_ngrams; importing it here makes evaluate's loader copy it.
 from .core_ngrams import ngram_counts
@@ -115,20 +114,7 @@ class Sacrebleu(CheckedTextPairs, evaluate.Metric):
             citation=_CITATION,
             homepage="https://github.com/mjpost/sacreBLEU",
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string", id="sequence"),
-                        "references": datasets.Sequence(datasets.Value("string", id="sequence"), id="references"),
-                    }
-                ),
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string", id="sequence"),
-                        "references": datasets.Value("string", id="sequence"),
-                    }
-                ),
-            ],
+            features=text_pair_features(),
             codebase_urls=["https://github.com/mjpost/sacreBLEU"],
             reference_urls=["https://github.com/mjpost/sacreBLEU", "https://aclanthology.org/W18-6319"],
         )
