@@ -9,6 +9,8 @@ import evaluate
 
 from .core_checks import check_bool, check_int, check_text_pairs
 from .core_inputs import CheckedTextPairs, text_pair_features
+# core_inputs needs core_trainer; importing it here makes evaluate's loader copy it.
+from .core_trainer import TrainerTextMetrics
 from .core_mt_tokenizers import tokenize_13a
 # core_bleu needs core_ngrams; importing it here makes evaluate's loader copy it.
 from .core_ngrams import ngram_counts
