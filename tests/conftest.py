@@ -10,12 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 # Offline before evaluate/datasets/transformers are imported anywhere; evaluate's module cache in a
-# throw-away folder so tests never reuse modules loaded from another checkout.
+# throw-away folder so tests never reuse modules loaded from another checkout. Worker processes that
+# import this file again (spawned for distributed tests) inherit the folder through the environment.
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ["HF_EVALUATE_OFFLINE"] = "1"
-_CACHE = Path(tempfile.mkdtemp(prefix="metrics-tests-hf-"))
+if "METRICS_TESTS_HF_CACHE" not in os.environ:
+    os.environ["METRICS_TESTS_HF_CACHE"] = tempfile.mkdtemp(prefix="metrics-tests-hf-")
+_CACHE = Path(os.environ["METRICS_TESTS_HF_CACHE"])
 os.environ["HF_MODULES_CACHE"] = str(_CACHE / "modules")
 os.environ["HF_METRICS_CACHE"] = str(_CACHE / "metrics")
 
