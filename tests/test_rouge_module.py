@@ -166,3 +166,16 @@ def test_unknown_multi_ref_mode(rouge) -> None:
 def test_non_bool_use_stemmer(rouge) -> None:
     with pytest.raises(TypeError, match="use_stemmer"):
         rouge.compute(predictions=["a"], references=["a"], use_stemmer="yes")
+
+
+def test_example_stats_with_datasets_map(rouge) -> None:
+    datasets = pytest.importorskip("datasets")
+    dataset = datasets.Dataset.from_dict({"prediction": PREDICTIONS, "reference": REFERENCES})
+    stats = dataset.map(
+        lambda batch: rouge.example_stats(batch["prediction"], batch["reference"], use_stemmer=True),
+        batched=True,
+        batch_size=3,
+        remove_columns=["prediction", "reference"],
+    )
+    expected = rouge.compute(predictions=PREDICTIONS, references=REFERENCES, use_stemmer=True)
+    assert rouge.compute_from_stats(stats, use_stemmer=True) == expected
