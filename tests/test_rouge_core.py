@@ -214,3 +214,25 @@ def test_sentence_splitter() -> None:
     assert split_sentences("") == []
     assert split_sentences("no end punctuation") == ["no end punctuation"]
     assert newline_sentences("a\n\nb\n ") == ["a", "b", " "]
+
+
+@pytest.mark.parametrize(
+    ("prediction", "expected"),
+    [
+        # Lin (2004), section 3.1, with S1 "police killed the gunman" as the reference: S2 shares the LCS
+        # "police the gunman" (3/4 = 0.75), S3 only "the gunman" (2/4 = 0.5).
+        ("police kill the gunman", 0.75),
+        ("the gunman kill police", 0.5),
+    ],
+)
+def test_rouge_l_lin_2004(prediction: str, expected: float) -> None:
+    (row,) = rouge_rows([prediction], [["police killed the gunman"]], whitespace_options("rougeL"))
+    assert row[:3] == [expected, expected, expected]
+
+
+def test_rouge_lsum_lin_2004_union_example() -> None:
+    # Lin (2004), section 3.2: reference sentence w1..w5, candidate sentences c1, c2 (see above): the union LCS
+    # has 4 words; 5 reference words and 10 candidate words: recall 4/5, precision 4/10.
+    options = whitespace_options("rougeLsum")
+    (row,) = rouge_rows(["w1 w2 w6 w7 w8\nw1 w3 w8 w9 w5"], [["w1 w2 w3 w4 w5"]], options)
+    assert row[:2] == [4 / 10, 4 / 5]

@@ -43,21 +43,25 @@ def _porter_stem(token: str) -> str:
     return _stemmer[0].stem(token)
 
 
+def _stem_uncached(token: str) -> str:
+    stem = _porter_stem(token) if len(token) > 3 else token
+    return stem if _VALID_TOKEN.match(stem) else ""
+
+
 def stem_tokens(tokens: Sequence[str]) -> list[str]:
     """rouge-score's stemming step: Porter-stem tokens longer than 3 characters, drop tokens left invalid."""
     cache = _stem_cache
-    stemmed = []
-    for token in tokens:
-        stem = cache.get(token)
-        if stem is None:
-            if len(cache) >= _MAX_CACHED_STEMS:
-                cache.clear()
-            stem = _porter_stem(token) if len(token) > 3 else token
-            if not _VALID_TOKEN.match(stem):
-                stem = ""
-            cache[token] = stem
-        if stem:
-            stemmed.append(stem)
+    try:
+        stemmed = [cache[token] for token in tokens]
+    except KeyError:
+        if len(cache) >= _MAX_CACHED_STEMS:
+            cache.clear()
+        for token in tokens:
+            if token not in cache:
+                cache[token] = _stem_uncached(token)
+        stemmed = [cache[token] for token in tokens]
+    if "" in stemmed:
+        return [stem for stem in stemmed if stem]
     return stemmed
 
 

@@ -70,9 +70,19 @@ def lcs_indices(
     n = len(candidate)
     if not n or not reference:
         return []
-    rows = lcs_rows(reference, candidate_masks, n)
+    full = (1 << n) - 1
+    row = full
+    rows = [row]
+    append = rows.append
+    get = candidate_masks.get
+    for token in reference:
+        matches = get(token)
+        if matches:
+            matched = row & matches
+            row = ((row + matched) | (row - matched)) & full
+        append(row)
+    remaining = n - row.bit_count()
     i, j = len(reference), n
-    remaining = n - rows[i].bit_count()
     found: list[int] = []
     while remaining:
         if reference[i - 1] == candidate[j - 1]:
