@@ -179,3 +179,10 @@ def test_example_stats_with_datasets_map(rouge) -> None:
     )
     expected = rouge.compute(predictions=PREDICTIONS, references=REFERENCES, use_stemmer=True)
     assert rouge.compute_from_stats(stats, use_stemmer=True) == expected
+
+
+def test_custom_tokenizer_may_return_any_iterable(rouge) -> None:
+    result = rouge.compute(
+        predictions=["a b"], references=["a b"], rouge_types=["rouge2", "rougeL"], tokenizer=lambda text: iter(text.split())
+    )
+    assert result == {"rouge2": 1.0, "rougeL": 1.0}

@@ -39,8 +39,12 @@ _stemmer: list[Any] = []
 
 def _porter_stem(token: str) -> str:
     if not _stemmer:
-        from nltk.stem import porter
-
+        try:
+            from nltk.stem import porter
+        except ImportError as error:
+            raise ImportError(
+                "rouge: use_stemmer=True needs nltk's Porter stemmer (as rouge-score): pip install nltk"
+            ) from error
         _stemmer.append(porter.PorterStemmer())
     return _stemmer[0].stem(token)
 
@@ -134,7 +138,8 @@ class RougeTokenizer:
     splits_at_lines: bool
 
     def __call__(self, text: str) -> Sequence[str]:
-        return self.function(text)
+        tokens = self.function(text)
+        return tokens if isinstance(tokens, list) else list(tokens)
 
 
 def make_tokenizer(tokenizer: str | Callable[[str], Sequence[str]] | Any | None, use_stemmer: bool) -> RougeTokenizer:
