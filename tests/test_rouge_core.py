@@ -123,7 +123,8 @@ def test_rouge_s_lin_2004(prediction: str, expected: float) -> None:
 def test_rouge_su_hand_computed() -> None:
     # S5 "gunman the killed police" vs S1: no skip-bigram in common (order reversed), 4 unigrams in common:
     # ROUGE-SU = 4 / (6 + 4) in precision and recall.
-    (row,) = rouge_rows(["gunman the killed police"], [["police killed the gunman"]], whitespace_options("rougeS", "rougeSU"))
+    options = whitespace_options("rougeS", "rougeSU")
+    (row,) = rouge_rows(["gunman the killed police"], [["police killed the gunman"]], options)
     assert row[0:3] == [0.0, 0.0, 0.0]
     assert row[3:6] == pytest.approx([0.4, 0.4, 0.4], abs=1e-15)
 
@@ -193,7 +194,8 @@ def test_rouge_score_tokenizer_hand_computed() -> None:
 
 def test_unicode_tokenizer() -> None:
     assert unicode_tokens("Привет, мир!") == ["привет", "мир"]
-    assert unicode_tokens("हिन्दी भाषा") == ["हिन्दी", "भाषा"]  # vowel signs and virama stay in the word
+    # Devanagari vowel signs and virama (combining marks) stay in the word.
+    assert unicode_tokens("हिन्दी भाषा") == ["हिन्दी", "भाषा"]
     assert unicode_tokens("我爱北京") == ["我", "爱", "北", "京"]
     assert unicode_tokens("Café NAÏVE") == ["café", "naïve"]
     assert unicode_tokens("") == []

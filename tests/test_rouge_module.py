@@ -183,6 +183,9 @@ def test_example_stats_with_datasets_map(rouge) -> None:
 
 def test_custom_tokenizer_may_return_any_iterable(rouge) -> None:
     result = rouge.compute(
-        predictions=["a b"], references=["a b"], rouge_types=["rouge2", "rougeL"], tokenizer=lambda text: iter(text.split())
+        predictions=["a b"],
+        references=["a b"],
+        rouge_types=["rouge2", "rougeL"],
+        tokenizer=lambda text: iter(text.split()),
     )
     assert result == {"rouge2": 1.0, "rougeL": 1.0}

@@ -50,7 +50,10 @@ def oracle_rows(predictions, references, types, use_stemmer, tokenizer=None):
     )
     rows = []
     for prediction, reference in zip(predictions, references, strict=True):
-        scores = scorer.score(reference, prediction) if isinstance(reference, str) else scorer.score_multi(reference, prediction)
+        if isinstance(reference, str):
+            scores = scorer.score(reference, prediction)
+        else:
+            scores = scorer.score_multi(reference, prediction)
         rows.append([value for name in types for value in scores[name]])
     return rows
 
@@ -70,7 +73,8 @@ def check_cnndm(cnndm, system: str, use_stemmer: bool, limit: int | None) -> Non
     records = cnndm[:limit] if limit else cnndm
     predictions = [record[system] for record in records]
     references = [record["reference"] for record in records]
-    ours = rouge_rows(predictions, [[reference] for reference in references], RougeOptions(DEFAULT_TYPES, make_tokenizer(None, use_stemmer)))
+    options = RougeOptions(DEFAULT_TYPES, make_tokenizer(None, use_stemmer))
+    ours = rouge_rows(predictions, [[reference] for reference in references], options)
     theirs = oracle_rows(predictions, references, DEFAULT_TYPES, use_stemmer)
     mismatches, worst, compared = count_mismatches([row[:-1] for row in ours], theirs)
     assert compared == len(records) * 12
@@ -106,7 +110,8 @@ WORDS = (
     "the a of and running runs ran connection connected connecting generously generous happy happiness "
     "cat cats dog dogs x 2 42 3.5 U.S. it's can't well-known"
 ).split()
-NOISE = ["", " ", ".", ",", "!!", "--", "\u00e9t\u00e9", "\u041f\u0440\u0438\u0432\u0435\u0442", "\u6211\u7231", "Caf\u00e9", "THE", "Running"]
+NOISE = ["", " ", ".", ",", "!!", "--", "\u00e9t\u00e9", "\u041f\u0440\u0438\u0432\u0435\u0442", "\u6211\u7231", "Caf\u00e9"]
+NOISE += ["THE", "Running"]
 
 
 def random_text(rng: random.Random) -> str:
@@ -157,7 +162,8 @@ def test_generated_parity_single_type_lsum_and_custom_tokenizer() -> None:
     predictions, references = generated_cases(777, 1500)
     nested = [[reference] if isinstance(reference, str) else reference for reference in references]
     ours = rouge_rows(predictions, nested, RougeOptions(("rougeLsum",), make_tokenizer(None, False)))
-    assert count_mismatches([row[:-1] for row in ours], oracle_rows(predictions, references, ("rougeLsum",), False))[0] == 0
+    theirs = oracle_rows(predictions, references, ("rougeLsum",), False)
+    assert count_mismatches([row[:-1] for row in ours], theirs)[0] == 0
     types = ("rouge1", "rouge2", "rougeL", "rougeLsum")
     ours = rouge_rows(predictions, nested, RougeOptions(types, make_tokenizer(str.split, False)))
     theirs = oracle_rows(predictions, references, types, False, tokenizer=str.split)

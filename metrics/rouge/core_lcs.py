@@ -48,7 +48,9 @@ def lcs_length(reference: Sequence[Hashable], candidate_masks: Mapping[Hashable,
     return candidate_length - row.bit_count()
 
 
-def lcs_rows(reference: Sequence[Hashable], candidate_masks: Mapping[Hashable, int], candidate_length: int) -> list[int]:
+def lcs_rows(
+    reference: Sequence[Hashable], candidate_masks: Mapping[Hashable, int], candidate_length: int
+) -> list[int]:
     """The rows 0..len(reference) of the LCS table in bit-vector form (row 0 is all ones)."""
     full = (1 << candidate_length) - 1
     row = full

@@ -236,7 +236,9 @@ def _pair_counts(reference: _Text, prediction: _Text, plan: _Plan) -> list[tuple
     return counts
 
 
-def rouge_rows(predictions: Sequence[str], references: Sequence[Sequence[str]], options: RougeOptions) -> list[list[Any]]:
+def rouge_rows(
+    predictions: Sequence[str], references: Sequence[Sequence[str]], options: RougeOptions
+) -> list[list[Any]]:
     """Per-example rows in schema order: (precision, recall, F) per type, then the count 1."""
     plan = _plan(options)
     pooled = options.multi_ref == "pooled"

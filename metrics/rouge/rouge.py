@@ -318,4 +318,5 @@ class Rouge(CheckedTextPairs, evaluate.Metric):
         schema: StatsSchema = rouge_schema(self.name, options.rouge_types)
         totals = schema.totals(stats, expected_signature=options.stats_signature())
         means = rouge_from_totals(totals, options.rouge_types)
-        return self._shape(means, options.rouge_types, check_bool(self.name, "return_precision_recall", return_precision_recall))
+        return_precision_recall = check_bool(self.name, "return_precision_recall", return_precision_recall)
+        return self._shape(means, options.rouge_types, return_precision_recall)
