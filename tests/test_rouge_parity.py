@@ -201,3 +201,46 @@ def test_reference_order_invariance_of_pooled_mode() -> None:
     assert rouge_rows(predictions, nested, options) == rouge_rows(
         predictions, [list(reversed(group)) for group in nested], options
     )
+
+
+def test_pooled_mode_matches_oracle_components() -> None:
+    """Pooled (Lin 2004) scores rebuilt from the oracle's own pieces: rouge-score's tokenizer, n-gram counter
+    and LCS table, summed over references by hand."""
+    from collections import Counter
+
+    tokenizers = pytest.importorskip("rouge_score.tokenizers")
+    tokenize = tokenizers.DefaultTokenizer(use_stemmer=True).tokenize
+    predictions, references = generated_cases(4242, 600)
+    nested = [[reference] if isinstance(reference, str) else reference for reference in references]
+    options = RougeOptions(("rouge1", "rouge2", "rougeL"), make_tokenizer(None, True), multi_ref="pooled")
+    ours = rouge_rows(predictions, nested, options)
+    for row, prediction, group in zip(ours, predictions, nested, strict=True):
+        predicted = tokenize(prediction)
+        expected = []
+        for n in (1, 2):
+            hits = prediction_total = reference_total = 0
+            for reference in group:
+                referenced = tokenize(reference)
+                pred_ngrams = rouge_scorer._create_ngrams(predicted, n)
+                ref_ngrams = rouge_scorer._create_ngrams(referenced, n)
+                hits += sum((Counter(pred_ngrams) & Counter(ref_ngrams)).values())
+                prediction_total += sum(pred_ngrams.values())
+                reference_total += sum(ref_ngrams.values())
+            expected.extend(_prf(hits, prediction_total, reference_total))
+        hits = prediction_total = reference_total = 0
+        for reference in group:
+            referenced = tokenize(reference)
+            if predicted and referenced:
+                hits += rouge_scorer._lcs_table(referenced, predicted)[-1][-1]
+            prediction_total += len(predicted)
+            reference_total += len(referenced)
+        expected.extend(_prf(hits, prediction_total, reference_total))
+        assert row[:-1] == expected
+
+
+def _prf(hits: int, prediction_total: int, reference_total: int) -> list[float]:
+    from rouge_score import scoring
+
+    precision = hits / max(prediction_total, 1)
+    recall = hits / max(reference_total, 1)
+    return [precision, recall, scoring.fmeasure(precision, recall)]
