@@ -1,0 +1,277 @@
+"""ROUGE (Lin 2004) with rouge-score's numbers: ROUGE-N, ROUGE-L, ROUGE-Lsum, ROUGE-S and ROUGE-SU.
+
+Every ROUGE type reduces a (prediction, reference) pair to three integers,
+``hits``, ``prediction_total`` and ``reference_total``; precision is
+``hits / max(prediction_total, 1)``, recall ``hits / max(reference_total, 1)``
+and the F-measure their harmonic mean, computed with rouge-score's exact
+float operations, so per-example scores are bit-identical to rouge-score's.
+
+With several references, ``multi_ref="best"`` keeps, per ROUGE type, the
+reference with the highest F-measure (the first one on ties), as rouge-score's
+``score_multi`` does; ``multi_ref="pooled"`` is the classic Lin 2004 /
+ROUGE-1.5.5 ``-f A`` form: hits and totals are summed over the references
+(the prediction counted once per reference) before dividing.
+
+The corpus score is macro-averaged: the mean over examples of the
+per-example precision, recall and F-measure. Per-example statistics are those
+three numbers per type plus an example count, summed with ``math.fsum``, so
+sharded totals merge exactly in any order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any, Literal
+
+from .core_lcs import lcs_length, match_masks, union_lcs_counts
+from .core_ngrams import clipped_matches, ngram_counts
+from .core_rouge_tokenize import RougeTokenizer
+from .core_sentence_split import newline_sentences, split_sentences
+from .core_stats import StatField, StatsSchema
+
+MultiRef = Literal["best", "pooled"]
+MULTI_REF_MODES = ("best", "pooled")
+DEFAULT_ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+VALID_ROUGE_TYPES = (
+    "rouge1 .. rouge9, rougeL, rougeLsum, rougeS, rougeSU, rougeS<d>, rougeSU<d> "
+    "(<d>: maximum number of words skipped between the two words of a skip-bigram, e.g. rougeSU4)"
+)
+MEASURES = ("precision", "recall", "fmeasure")
+
+_ROUGE_N = re.compile(r"rouge([1-9])$")
+_ROUGE_S = re.compile(r"rougeS(U?)([0-9]*)$")
+
+
+@dataclass(frozen=True)
+class RougeType:
+    """A parsed ROUGE type: ``kind`` is 'n', 'L', 'Lsum' or 'S'; ``n`` the n-gram order for 'n'."""
+
+    name: str
+    kind: str
+    n: int = 0
+    max_skip: int | None = None
+    with_unigrams: bool = False
+
+
+def parse_rouge_type(name: str) -> RougeType | None:
+    """The :class:`RougeType` named ``name``, or None for an unknown name."""
+    if name == "rougeL":
+        return RougeType(name, "L")
+    if name == "rougeLsum":
+        return RougeType(name, "Lsum")
+    match = _ROUGE_N.match(name)
+    if match:
+        return RougeType(name, "n", n=int(match.group(1)))
+    match = _ROUGE_S.match(name)
+    if match:
+        skip = int(match.group(2)) if match.group(2) else None
+        return RougeType(name, "S", max_skip=skip, with_unigrams=bool(match.group(1)))
+    return None
+
+
+def fmeasure(precision: float, recall: float) -> float:
+    """rouge-score's F-measure (harmonic mean; 0 when both are 0)."""
+    if precision + recall > 0:
+        return 2 * precision * recall / (precision + recall)
+    return 0.0
+
+
+def prf(hits: int, prediction_total: int, reference_total: int) -> tuple[float, float, float]:
+    """Precision, recall and F-measure from counts, with rouge-score's zero guards."""
+    precision = hits / max(prediction_total, 1)
+    recall = hits / max(reference_total, 1)
+    return precision, recall, fmeasure(precision, recall)
+
+
+def skip_bigram_counts(tokens: Sequence[Hashable], max_skip: int | None) -> Counter[tuple[Hashable, Hashable]]:
+    """Counts of ordered word pairs (i < j) with at most ``max_skip`` words between them (None: any gap)."""
+    length = len(tokens)
+    if max_skip is None or max_skip >= length:
+        return Counter(chain.from_iterable(zip(tokens[:-gap], tokens[gap:]) for gap in range(1, length)))
+    return Counter(chain.from_iterable(zip(tokens[:-gap], tokens[gap:]) for gap in range(1, max_skip + 2)))
+
+
+@dataclass(frozen=True)
+class RougeOptions:
+    """Options that define the per-example statistics."""
+
+    rouge_types: tuple[str, ...]
+    tokenizer: RougeTokenizer
+    multi_ref: MultiRef = "best"
+    split_summaries: bool = False
+
+    @property
+    def parsed(self) -> tuple[RougeType, ...]:
+        return tuple(parse_rouge_type(name) for name in self.rouge_types)  # type: ignore[misc]
+
+    def stats_signature(self) -> str:
+        split = "rules" if self.split_summaries else "newline"
+        return (
+            f"rouge|types:{','.join(self.rouge_types)}|tok:{self.tokenizer.name}|multi:{self.multi_ref}"
+            f"|lsum-split:{split}"
+        )
+
+
+def rouge_schema(metric: str, rouge_types: Sequence[str]) -> StatsSchema:
+    """Per type: fsum fields of the per-example precision, recall and F-measure; plus the example count."""
+    fields = [StatField(f"{name}_{measure}", "fsum") for name in rouge_types for measure in MEASURES]
+    fields.append(StatField("count", "sum"))
+    return StatsSchema(metric, tuple(fields))
+
+
+class _Text:
+    """A text's tokens and the derived counts every requested type needs, computed once."""
+
+    __slots__ = ("tokens", "ngrams", "masks", "sentences", "sentence_masks", "sentence_counts", "skips")
+
+    def __init__(self, text: str, plan: _Plan, *, is_prediction: bool) -> None:
+        tokenizer = plan.tokenizer
+        self.sentences: list[Sequence[Hashable]] = []
+        if plan.lsum:
+            self.sentences = [tokenizer(sentence) for sentence in plan.sentence_splitter(text)]
+        if plan.lsum and tokenizer.splits_at_lines and not plan.split_summaries:
+            self.tokens: Sequence[Hashable] = list(chain.from_iterable(self.sentences))
+        else:
+            self.tokens = tokenizer(text) if plan.needs_tokens else []
+        self.ngrams = ngram_counts(self.tokens, plan.max_n) if plan.max_n else None
+        self.masks = match_masks(self.tokens) if plan.lcs and is_prediction else None
+        if plan.lsum and is_prediction:
+            self.sentence_masks = [(sentence, match_masks(sentence)) for sentence in self.sentences]
+            self.sentence_counts = Counter(chain.from_iterable(self.sentences))
+        else:
+            self.sentence_masks = None
+            self.sentence_counts = None
+        self.skips = {skip: skip_bigram_counts(self.tokens, skip) for skip in plan.skips}
+
+
+@dataclass(frozen=True)
+class _Plan:
+    tokenizer: RougeTokenizer
+    types: tuple[RougeType, ...]
+    max_n: int
+    lcs: bool
+    lsum: bool
+    skips: tuple[int | None, ...]
+    needs_tokens: bool
+    split_summaries: bool
+    sentence_splitter: Callable[[str], list[str]]
+
+
+def _plan(options: RougeOptions) -> _Plan:
+    types = options.parsed
+    kinds = {rouge_type.kind for rouge_type in types}
+    max_n = max([rouge_type.n for rouge_type in types if rouge_type.kind == "n"], default=0)
+    if any(rouge_type.kind == "S" and rouge_type.with_unigrams for rouge_type in types):
+        max_n = max(max_n, 1)
+    skips = tuple(dict.fromkeys(rouge_type.max_skip for rouge_type in types if rouge_type.kind == "S"))
+    return _Plan(
+        tokenizer=options.tokenizer,
+        types=types,
+        max_n=max_n,
+        lcs="L" in kinds,
+        lsum="Lsum" in kinds,
+        skips=skips,
+        needs_tokens=bool(kinds - {"Lsum"}),
+        split_summaries=options.split_summaries,
+        sentence_splitter=split_sentences if options.split_summaries else newline_sentences,
+    )
+
+
+def _summary_level_hits(reference: _Text, prediction: _Text) -> tuple[int, int, int]:
+    """ROUGE-Lsum counts: union-LCS hits without double counting (ROUGE-1.5.5), as rouge-score computes them."""
+    reference_total = sum(map(len, reference.sentences))
+    prediction_total = sum(map(len, prediction.sentences))
+    if not reference_total or not prediction_total:
+        return 0, prediction_total, reference_total
+    union: Counter[Hashable] = Counter()
+    candidates = prediction.sentence_masks
+    for sentence in reference.sentences:
+        union.update(union_lcs_counts(sentence, candidates))  # type: ignore[arg-type]
+    available = prediction.sentence_counts
+    hits = sum(min(count, available[token]) for token, count in union.items())  # type: ignore[index]
+    return hits, prediction_total, reference_total
+
+
+def _skip_hits(
+    reference: _Text, prediction: _Text, rouge_type: RougeType, unigram_hits: int
+) -> tuple[int, int, int]:
+    predicted = prediction.skips[rouge_type.max_skip]
+    referenced = reference.skips[rouge_type.max_skip]
+    get = referenced.get
+    hits = sum(min(count, get(pair, 0)) for pair, count in predicted.items())
+    prediction_total = sum(predicted.values())
+    reference_total = sum(referenced.values())
+    if rouge_type.with_unigrams:
+        hits += unigram_hits
+        prediction_total += len(prediction.tokens)
+        reference_total += len(reference.tokens)
+    return hits, prediction_total, reference_total
+
+
+def _pair_counts(reference: _Text, prediction: _Text, plan: _Plan) -> list[tuple[int, int, int]]:
+    """(hits, prediction_total, reference_total) of each requested type for one pair."""
+    matches = (
+        clipped_matches(prediction.ngrams, reference.ngrams, plan.max_n) if plan.max_n else []  # type: ignore[arg-type]
+    )
+    counts = []
+    for rouge_type in plan.types:
+        if rouge_type.kind == "n":
+            n = rouge_type.n
+            counts.append(
+                (matches[n - 1], max(len(prediction.tokens) - n + 1, 0), max(len(reference.tokens) - n + 1, 0))
+            )
+        elif rouge_type.kind == "L":
+            hits = lcs_length(reference.tokens, prediction.masks, len(prediction.tokens))  # type: ignore[arg-type]
+            counts.append((hits, len(prediction.tokens), len(reference.tokens)))
+        elif rouge_type.kind == "Lsum":
+            counts.append(_summary_level_hits(reference, prediction))
+        else:
+            counts.append(_skip_hits(reference, prediction, rouge_type, matches[0] if matches else 0))
+    return counts
+
+
+def rouge_rows(
+    predictions: Sequence[str], references: Sequence[Sequence[str]], options: RougeOptions
+) -> list[list[Any]]:
+    """Per-example rows in schema order: (precision, recall, F) per type, then the count 1."""
+    plan = _plan(options)
+    pooled = options.multi_ref == "pooled"
+    rows = []
+    for prediction_text, reference_texts in zip(predictions, references, strict=True):
+        prediction = _Text(prediction_text, plan, is_prediction=True)
+        per_reference = [
+            _pair_counts(_Text(reference_text, plan, is_prediction=False), prediction, plan)
+            for reference_text in reference_texts
+        ]
+        row: list[Any] = []
+        for position in range(len(plan.types)):
+            if pooled:
+                row.extend(
+                    prf(
+                        sum(counts[position][0] for counts in per_reference),
+                        sum(counts[position][1] for counts in per_reference),
+                        sum(counts[position][2] for counts in per_reference),
+                    )
+                )
+            else:
+                best = None
+                for counts in per_reference:
+                    scores = prf(*counts[position])
+                    if best is None or scores[2] > best[2]:
+                        best = scores
+                row.extend(best)  # type: ignore[arg-type]
+        row.append(1)
+        rows.append(row)
+    return rows
+
+
+def rouge_from_totals(totals: dict[str, Any], rouge_types: Sequence[str]) -> dict[str, float]:
+    """Mean precision, recall and F-measure per type, keyed ``<type>_<measure>``."""
+    count = totals["count"]
+    return {
+        f"{name}_{measure}": totals[f"{name}_{measure}"] / count for name in rouge_types for measure in MEASURES
+    }
