@@ -49,7 +49,6 @@ class PairedTestResult:
     baseline_score: float
     n_samples: int
     seed: int | None
-    system_interval: Interval | None = None
 
 
 def as_stats_matrix(rows: Sequence[Sequence[float]]) -> np.ndarray:
@@ -146,7 +145,6 @@ def paired_bootstrap_test(
         baseline_score=baseline_score,
         n_samples=n_samples,
         seed=seed,
-        system_interval=percentile_interval(system_scores, seed=seed),
     )
 
 

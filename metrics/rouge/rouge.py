@@ -6,11 +6,12 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import datasets
 import evaluate
 
 from .core_checks import check_bool, check_choice, check_int, check_number, check_text_pairs
-from .core_inputs import CheckedTextPairs
+from .core_inputs import CheckedTextPairs, text_pair_features
+# core_inputs needs core_trainer; importing it here makes evaluate's loader copy it.
+from .core_trainer import TrainerTextMetrics
 from .core_stats import StatsSchema
 from .core_ngrams import ngram_counts
 from .core_lcs import lcs_length
@@ -124,20 +125,7 @@ class Rouge(CheckedTextPairs, evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string", id="sequence"),
-                        "references": datasets.Sequence(datasets.Value("string", id="sequence")),
-                    }
-                ),
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string", id="sequence"),
-                        "references": datasets.Value("string", id="sequence"),
-                    }
-                ),
-            ],
+            features=text_pair_features(),
             codebase_urls=["https://github.com/google-research/google-research/tree/master/rouge"],
             reference_urls=[
                 "https://en.wikipedia.org/wiki/ROUGE_(metric)",
