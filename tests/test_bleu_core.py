@@ -120,4 +120,30 @@ def test_totals_merge_and_refuse_mixed_options() -> None:
 def test_stats_field_reductions() -> None:
     schema = core_stats.StatsSchema("m", (core_stats.StatField("f", "fsum"), core_stats.StatField("n")))
     records = [schema.record((0.1, 1), "s") for _ in range(10)]
-    assert schema.totals(records) == {"f": 1.0, "n": 10, "signature": "s"}
+    totals = schema.totals(records)
+    assert (totals["f"], totals["n"], totals["signature"]) == (1.0, 10, "s")
+    # the double nearest 0.1 is slightly above 0.1: ten of them exceed 1.0 by exactly the residual
+    from fractions import Fraction
+
+    assert sum(map(Fraction, totals["f__residual"])) == 10 * Fraction(0.1) - 1
+
+
+def test_float_totals_of_shards_merge_to_the_same_bits_as_one_fsum() -> None:
+    """Rounded shard sums would lose bits: fsum([1e16, 1.0]) + fsum([1.0]) rounds twice; the residuals keep them."""
+    import random as random_module
+
+    schema = core_stats.StatsSchema("m", (core_stats.StatField("f", "fsum"),))
+    values = [1e16, 1.0, 1.0, -1e16, 0.1, 0.2, 0.3, 1e-300, 3.0e15, 0.7]
+    rng = random_module.Random(1)
+    values += [rng.uniform(-1, 1) * 10 ** rng.randint(-20, 16) for _ in range(2000)]
+    one_shot = math.fsum(values)
+    records = [schema.record((value,), "s") for value in values]
+    for _ in range(20):
+        rng.shuffle(records)
+        cuts = sorted(rng.sample(range(1, len(records)), 7))
+        shards = [records[a:b] for a, b in zip([0, *cuts], [*cuts, len(records)])]
+        shard_totals = [schema.totals(shard) for shard in shards]
+        assert schema.totals(shard_totals)["f"] == one_shot
+        assert schema.merge(schema.merge(*shard_totals[:3]), schema.merge(*shard_totals[3:]))["f"] == one_shot
+    naive = sum(math.fsum(record["f"] for record in shard) for shard in shards)
+    assert naive != one_shot, "the data must be one where rounded shard sums lose bits"

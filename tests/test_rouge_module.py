@@ -189,3 +189,20 @@ def test_custom_tokenizer_may_return_any_iterable(rouge) -> None:
         tokenizer=lambda text: iter(text.split()),
     )
     assert result == {"rouge2": 1.0, "rougeL": 1.0}
+
+
+def test_shard_totals_merge_to_the_one_shot_mean(rouge) -> None:
+    """Shard totals (float sums with their residuals) merge, in any order, to the bits of the one-shot mean."""
+    import random as random_module
+
+    rng = random_module.Random(8)
+    words = "the cat sat on a mat dog ran far away under big red sun".split()
+    predictions = [" ".join(rng.choices(words, k=rng.randint(1, 12))) for _ in range(500)]
+    references = [[" ".join(rng.choices(words, k=rng.randint(1, 12)))] for _ in range(500)]
+    whole = rouge.compute(predictions=predictions, references=references, return_precision_recall=True)
+    cuts = [0, 13, 250, 251, 499, 500]
+    totals = [
+        rouge.reduce_stats(rouge.example_stats(predictions[a:b], references[a:b])) for a, b in zip(cuts, cuts[1:])
+    ]
+    for order in (totals, totals[::-1], totals[2:] + totals[:2]):
+        assert rouge.compute_from_stats(order, return_precision_recall=True) == whole

@@ -290,6 +290,11 @@ class Rouge(CheckedTextPairs, evaluate.Metric):
         rows = rouge_rows(predictions, references, options)
         return rouge_schema(self.name, options.rouge_types).columns(rows, options.stats_signature())
 
+    def reduce_stats(self, stats: Any, *, rouge_types: list[str] | None = None) -> dict[str, Any]:
+        """Totals of per-example statistics (one record, float sums kept exact), e.g. one shard's; merge
+        shards by passing a list of totals to :meth:`compute_from_stats`."""
+        return rouge_schema(self.name, self._rouge_types(rouge_types)).totals(stats)
+
     def compute_from_stats(
         self,
         stats: Any,
