@@ -13,10 +13,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from .core_mt_tokenizers import MtTokenizer, get_tokenizer, tokenize_13a
-from .core_ngrams import clipped_matches, max_ngram_counts, ngram_counts, ngram_totals
+from .core_ngrams import NgramCounts, clipped_matches, max_ngram_counts, ngram_counts, ngram_totals
 from .core_stats import StatField, StatsSchema
 
 ReferenceLength = Literal["closest", "shortest"]
@@ -28,6 +29,9 @@ SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k":
 
 # The sacreBLEU release whose numbers sacrebleu_score reproduces (named in signatures).
 SACREBLEU_VERSION = "2.6.0"
+
+# References whose n-gram counts are kept per process (a few KiB each).
+_REFERENCE_CACHE_SIZE = 1 << 14
 
 # sacreBLEU floors log(0) to this value.
 _LOG_ZERO = -9999999999
@@ -53,6 +57,34 @@ def closest_reference_length(hypothesis_length: int, reference_lengths: Sequence
     return min(reference_lengths, key=lambda length: (abs(hypothesis_length - length), length))
 
 
+ReferenceCounts = tuple[int, NgramCounts]
+
+
+def reference_counts(reference: Sequence[str], max_order: int) -> ReferenceCounts:
+    """(length, n-gram counts) of one tokenized reference."""
+    return len(reference), ngram_counts(reference, max_order)
+
+
+def statistics_from_counts(
+    hypothesis: Sequence[str],
+    references: Sequence[ReferenceCounts],
+    *,
+    max_order: int,
+    reference_length: ReferenceLength,
+) -> tuple[int, ...]:
+    """Statistics of one example from its tokenized hypothesis and its references' counts (schema order)."""
+    hypothesis_length = len(hypothesis)
+    reference_lengths = [length for length, _ in references]
+    if reference_length == "closest":
+        chosen_length = closest_reference_length(hypothesis_length, reference_lengths)
+    else:
+        chosen_length = min(reference_lengths)
+    merged = max_ngram_counts([counts for _, counts in references])
+    matches = clipped_matches(ngram_counts(hypothesis, max_order), merged, max_order)
+    count = len(references)
+    return (hypothesis_length, chosen_length, *matches, *ngram_totals(hypothesis_length, max_order), count, count)
+
+
 def bleu_statistics(
     hypothesis: Sequence[str],
     references: Sequence[Sequence[str]],
@@ -61,17 +93,19 @@ def bleu_statistics(
     reference_length: ReferenceLength,
 ) -> tuple[int, ...]:
     """Statistics of one tokenized example, in :func:`bleu_schema` order."""
-    hypothesis_length = len(hypothesis)
-    reference_lengths = [len(reference) for reference in references]
-    if reference_length == "closest":
-        chosen_length = closest_reference_length(hypothesis_length, reference_lengths)
-    else:
-        chosen_length = min(reference_lengths)
-    hypothesis_counts = ngram_counts(hypothesis, max_order)
-    reference_counts = max_ngram_counts([ngram_counts(reference, max_order) for reference in references])
-    matches = clipped_matches(hypothesis_counts, reference_counts, max_order)
-    count = len(references)
-    return (hypothesis_length, chosen_length, *matches, *ngram_totals(hypothesis_length, max_order), count, count)
+    return statistics_from_counts(
+        hypothesis,
+        [reference_counts(reference, max_order) for reference in references],
+        max_order=max_order,
+        reference_length=reference_length,
+    )
+
+
+@lru_cache(maxsize=_REFERENCE_CACHE_SIZE)
+def _cached_reference_counts(
+    tokenize: Callable[[str], Sequence[str]], reference: str, max_order: int
+) -> ReferenceCounts:
+    return reference_counts(tokenize(reference), max_order)
 
 
 def split_totals(totals: Mapping[str, Any], max_order: int) -> tuple[list[Any], list[Any], int, int]:
@@ -216,11 +250,17 @@ def tokenized_rows(
     max_order: int,
     reference_length: ReferenceLength,
 ) -> list[tuple[int, ...]]:
-    """Per-example BLEU statistics of a corpus, each text tokenized with ``tokenize``."""
+    """Per-example BLEU statistics of a corpus, each text tokenized with ``tokenize``.
+
+    References' counts are cached per process (keyed by tokenizer, text and order), so scoring several
+    systems, or every evaluation of a training run, against the same references counts them once; pass
+    as ``tokenize`` an object that compares equal across calls (the options objects do), not a fresh
+    bound method.
+    """
     return [
-        bleu_statistics(
+        statistics_from_counts(
             tokenize(prediction),
-            [tokenize(reference) for reference in example_references],
+            [_cached_reference_counts(tokenize, reference, max_order) for reference in example_references],
             max_order=max_order,
             reference_length=reference_length,
         )
@@ -248,6 +288,9 @@ class SacreBleuOptions:
         case = "lc" if self.lowercase else "mixed"
         return f"sacrebleu|tok:{self.tokenizer.name}|case:{case}|order:{self.max_order}"
 
+    def __call__(self, text: str) -> list[str]:
+        return self.preprocess(text)
+
     def preprocess(self, text: str) -> list[str]:
         """sacreBLEU's segment preprocessing: optional lowercasing, trailing whitespace removal, tokenization."""
         if self.lowercase:
@@ -260,7 +303,7 @@ def sacrebleu_rows(
 ) -> list[tuple[int, ...]]:
     """Per-example statistics (in :func:`bleu_schema` order) exactly as sacreBLEU extracts them."""
     return tokenized_rows(
-        predictions, references, options.preprocess, max_order=options.max_order, reference_length="closest"
+        predictions, references, options, max_order=options.max_order, reference_length="closest"
     )
 
 
@@ -342,6 +385,9 @@ class BleuOptions:
         """Identifies the options that the per-example statistics depend on."""
         return f"bleu|tok:{tokenizer_label(self.tokenizer)}|order:{self.max_order}|reflen:{self.reference_length}"
 
+    def __call__(self, text: str) -> Sequence[str]:
+        return self.tokenize(text)
+
     def tokenize(self, text: str) -> Sequence[str]:
         """Tokens of ``text``; a tokenizer that returns a string instead of tokens is an error."""
         tokens = self.tokenizer(text)
@@ -360,7 +406,7 @@ def bleu_rows(
     return tokenized_rows(
         predictions,
         references,
-        options.tokenize,
+        options,
         max_order=options.max_order,
         reference_length=options.reference_length,
     )
