@@ -77,6 +77,8 @@ def score_corpus(
     model, tokenizer, device = loaded.model, loaded.tokenizer, loaded.device
     truncated = None if all_layers else truncated_model(model, num_layers)
     layer = None if all_layers else num_layers
+    if all_layers:  # every layer's embeddings are held: fewer texts per chunk keep memory in the same bound
+        chunk_size = max(1, chunk_size // (loaded.num_hidden_layers + 1))
     results = []
     for chunk_start in range(0, len(predictions), chunk_size):
         chunk_predictions = predictions[chunk_start:chunk_start + chunk_size]

@@ -54,7 +54,7 @@ Args:
         happens): the model is `model_type`, by default the packaged English all-MiniLM-L6-v2.
     model_type (`str`): a local model folder or a Hugging Face model name already in the local cache. Default
         None: the packaged all-MiniLM-L6-v2. A name not available offline is an error.
-    num_layers (`int`): the layer whose embeddings are matched (0 is the embedding layer). Default: layer 6 for
+    num_layers (`int`): the layer whose embeddings are matched (0 is the embedding layer). Default: layer 3 for
         the packaged model, bert-score's tuned layer for the models bert-score knows.
     verbose (`bool`): show a progress bar. Default False.
     idf (`bool`): weight tokens by inverse document frequency over the references of this call. Default False.
@@ -83,7 +83,7 @@ Examples:
     >>> print([round(v, 2) for v in results["f1"]])
     [1.0, 1.0]
     >>> print(results["hashcode"])
-    sentence-transformers/all-MiniLM-L6-v2_L6_no-idf_version=metrics-0.1.0(hug_trans=...)
+    sentence-transformers/all-MiniLM-L6-v2_L3_no-idf_version=metrics-0.1.0(hug_trans=...)
 
     Several references: each score is the best over the references.
 

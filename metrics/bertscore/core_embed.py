@@ -20,8 +20,9 @@ import torch
 from .core_devices import run_halving
 
 
-def encode_text(tokenizer: Any, text: str) -> list[int]:
-    """Token ids of ``text`` with special tokens, exactly as bert-score's ``sent_encode``."""
+def encode_text(tokenizer: Any, text: str, max_length: int | None = None) -> list[int]:
+    """Token ids of ``text`` with special tokens, exactly as bert-score's ``sent_encode`` (truncated to
+    ``max_length`` when given, else to the tokenizer's maximum)."""
     text = text.strip()
     if text == "":
         # bert-score calls build_inputs_with_special_tokens([]), which transformers 5 no longer has;
@@ -30,8 +31,8 @@ def encode_text(tokenizer: Any, text: str) -> list[int]:
         if build is not None:
             return list(tokenizer.build_inputs_with_special_tokens([]))
         return list(tokenizer.encode("", add_special_tokens=True))
-    options: dict[str, Any] = {"add_special_tokens": True, "max_length": tokenizer.model_max_length,
-                               "truncation": True}
+    limit = tokenizer.model_max_length if max_length is None else max_length
+    options: dict[str, Any] = {"add_special_tokens": True, "max_length": limit, "truncation": True}
     if _needs_prefix_space(tokenizer):
         options["add_prefix_space"] = True
     return list(tokenizer.encode(text, **options))
