@@ -102,6 +102,9 @@ def test_hash_names_model_layer_idf_versions_rescaling() -> None:
 def test_length_batches_and_padding() -> None:
     batches = length_batches([3, 9, 1, 9, 4], 2)
     assert batches == [[1, 3], [4, 0], [2]]
+    lengths = [100] * 10 + [50] * 10
+    assert [len(batch) for batch in length_batches(lengths, 64)] == [10, 10]
+    assert [len(batch) for batch in length_batches(lengths, 64, min_batch=16)] == [16, 4]
     ids, mask = pad_ids([[5, 6, 7], [8]], 0)
     assert ids.tolist() == [[5, 6, 7], [8, 0, 0]]
     assert mask.tolist() == [[1, 1, 1], [1, 0, 0]]

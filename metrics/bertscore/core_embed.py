@@ -57,10 +57,27 @@ def encode_unique(tokenizer: Any, texts: Iterable[str], cache: dict[str, list[in
     return cache
 
 
-def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
-    """Indices of ``lengths`` sorted longest first and cut into batches of at most ``batch_size``."""
+def length_batches(lengths: Sequence[int], batch_size: int, *, max_padding: float = 0.1,
+                   min_batch: int = 8) -> list[list[int]]:
+    """Indices of ``lengths`` sorted longest first and cut into batches of at most ``batch_size``.
+
+    A batch is also closed early (once it holds ``min_batch`` texts) when the next text is shorter than its
+    longest by more than ``max_padding`` (a fraction), so that few padding tokens go through the model.
+    """
     order = sorted(range(len(lengths)), key=lambda index: (-lengths[index], index))
-    return [order[start:start + batch_size] for start in range(0, len(order), batch_size)]
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for index in order:
+        if current and (
+            len(current) >= batch_size
+            or (len(current) >= min_batch and lengths[index] < (1 - max_padding) * lengths[current[0]])
+        ):
+            batches.append(current)
+            current = []
+        current.append(index)
+    if current:
+        batches.append(current)
+    return batches
 
 
 def pad_ids(token_ids: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
