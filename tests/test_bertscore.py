@@ -239,3 +239,18 @@ def test_bad_option_values(bertscore) -> None:
         bertscore.compute(predictions=["a"], references=["b"], batch_size=0)
     with pytest.raises(ValueError, match="unknown `precision`"):
         bertscore.compute(predictions=["a"], references=["b"], precision="fp8")
+
+
+def test_streaming_in_chunks_gives_the_same_scores(bertscore, pairs) -> None:
+    """Memory is bounded by the chunk of texts embedded at a time; the chunk size does not change the scores."""
+    hypotheses, references, second = pairs
+    groups = [[r, s] if i % 2 else [r] for i, (r, s) in enumerate(zip(references[:20], second[:20]))]
+    package = type(bertscore).__module__.rsplit(".", 1)[0]
+    run = sys.modules[f"{package}.core_bertscore_run"]
+    models = sys.modules[f"{package}.core_models"]
+    loaded = models.load_model("bertscore", models.resolve_model("bertscore", None), use_fast_tokenizer=False,
+                               device=torch.device("cpu"), dtype=torch.float32)
+    weights = run.token_weights(loaded, groups, True)
+    whole = run.score_corpus(loaded, hypotheses[:20], groups, num_layers=3, weights=weights)
+    chunked = run.score_corpus(loaded, hypotheses[:20], groups, num_layers=3, weights=weights, chunk_size=3)
+    assert max_diff(chunked, whole) <= TOLERANCE
