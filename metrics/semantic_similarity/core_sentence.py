@@ -84,9 +84,16 @@ def pair_similarities(
         vectors = torch.stack([pool(row, mode) for row in tokens])
         vectors = torch.nn.functional.normalize(vectors, dim=-1)
         index = {text: position for position, text in enumerate(order)}
-        for prediction, group in zip(chunk_predictions, chunk_references, strict=True):
-            similarities = vectors[[index[text] for text in group]] @ vectors[index[prediction]]
-            results.append(similarities.max())
+        pair_predictions = [index[p] for p, group in zip(chunk_predictions, chunk_references, strict=True)
+                            for _ in group]
+        pair_references = [index[r] for group in chunk_references for r in group]
+        cosines = (vectors[pair_predictions] * vectors[pair_references]).sum(dim=-1)
+        position = 0
+        best = []
+        for group in chunk_references:
+            best.append(cosines[position:position + len(group)].max())
+            position += len(group)
+        results.append(torch.stack(best).cpu())
         if progress is not None:
             progress(len(chunk_predictions))
-    return torch.stack(results).cpu()
+    return torch.cat(results)
