@@ -172,6 +172,9 @@ class Bertscore(CheckedTextPairs, evaluate.Metric):
         check_int(self.name, "batch_size", batch_size, minimum=1)
         check_int(self.name, "nthreads", nthreads, minimum=0)
         source, layer = self._source_and_layer(model_type, num_layers)
+        if lang is not None and source.packaged and lang.lower() != "en":
+            logger.warning("%s: lang=%r but the packaged default model (%s) is English; pass `model_type` for a "
+                           "model of that language", self.name, lang, source.name)
         chosen_device = select_device(self.name, device)
         dtype = select_dtype(self.name, precision, chosen_device)
         baseline = self._baseline(source, rescale_with_baseline, baseline_path)
