@@ -15,7 +15,7 @@ import torch
 from bertscore_oracle import as_tensor, max_diff, oracle_scores, packaged_model_path
 from conftest import load_metric
 
-SUBSET = 64  # pairs per parity check in the default run; the slow tests use all 3,004
+SUBSET = 48  # pairs per parity check in the default run; the slow tests use all 3,004
 TOLERANCE = 1e-6
 
 
@@ -150,8 +150,9 @@ def test_example_stats_and_sharded_means(bertscore, pairs) -> None:
         bertscore_totals(bertscore, first), bertscore_totals(bertscore, second)
     ])
     assert merged["examples"] == 30
-    assert merged["f1"] == pytest.approx(math.fsum(result["f1"]) / 30, abs=1e-9)
-    assert merged["precision"] == pytest.approx(math.fsum(result["precision"]) / 30, abs=1e-9)
+    assert merged["f1"] == pytest.approx(math.fsum(first["f1"] + second["f1"]) / 30, abs=1e-15)
+    assert merged["f1"] == pytest.approx(math.fsum(result["f1"]) / 30, abs=TOLERANCE)
+    assert merged["precision"] == pytest.approx(math.fsum(result["precision"]) / 30, abs=TOLERANCE)
     with pytest.raises(ValueError, match="different options|computed with options"):
         bertscore.compute_from_stats(first, idf=True)
 
