@@ -1,0 +1,119 @@
+"""BERTScore of a corpus, streamed through the model chunk by chunk with bounded memory.
+
+Predictions are taken a chunk at a time; the distinct texts of the chunk (its
+predictions and all their references) are tokenized, embedded once each in
+length-sorted batches, matched pair by pair, and dropped before the next
+chunk. Memory is bounded by the chunk size, not by the corpus size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+
+from .core_bertscore import IdfWeights, greedy_match, idf_from_references, pad_rows, uniform_weights
+from .core_embed import embed_texts, encode_text
+from .core_models import LoadedModel, truncated_model
+
+DEFAULT_CHUNK_SIZE = 2048
+
+
+def check_layer(metric: str, num_layers: Any, available: int, model_name: str) -> int:
+    """``num_layers`` as a valid layer index 0..available (0 is the embedding layer)."""
+    if isinstance(num_layers, bool) or not isinstance(num_layers, int):
+        raise TypeError(f"{metric}: `num_layers` must be an integer, got {type(num_layers).__name__}")
+    if not 0 <= num_layers <= available:
+        raise ValueError(
+            f"{metric}: unknown layer `num_layers`={num_layers} for {model_name}, which has layers 0..{available} "
+            f"(0 is the embedding layer)"
+        )
+    return num_layers
+
+
+def token_weights(loaded: LoadedModel, references: Sequence[Sequence[str]], idf: bool) -> IdfWeights:
+    """idf weights from every reference (each counted once per occurrence), or bert-score's uniform weights."""
+    tokenizer = loaded.tokenizer
+    if not idf:
+        return uniform_weights((tokenizer.sep_token_id, tokenizer.cls_token_id))
+    return idf_from_references(encode_text(tokenizer, reference) for group in references for reference in group)
+
+
+def _match_batches(
+    prediction_rows: Sequence[torch.Tensor],
+    reference_rows: Sequence[torch.Tensor],
+    prediction_weights: Sequence[torch.Tensor],
+    reference_weights: Sequence[torch.Tensor],
+    batch_size: int,
+) -> torch.Tensor:
+    """[n, 3] scores of pairs given as per-text rows of [T, D] embeddings and [T] weights."""
+    out = []
+    for start in range(0, len(prediction_rows), batch_size):
+        stop = start + batch_size
+        prediction, prediction_mask = pad_rows(prediction_rows[start:stop])
+        reference, reference_mask = pad_rows(reference_rows[start:stop])
+        prediction_w, _ = pad_rows(prediction_weights[start:stop])
+        reference_w, _ = pad_rows(reference_weights[start:stop])
+        out.append(torch.stack(greedy_match(prediction, prediction_mask, prediction_w,
+                                            reference, reference_mask, reference_w), dim=-1))
+    return torch.cat(out, dim=0)
+
+
+def score_corpus(
+    loaded: LoadedModel,
+    predictions: Sequence[str],
+    references: Sequence[Sequence[str]],
+    *,
+    num_layers: int,
+    weights: IdfWeights,
+    all_layers: bool = False,
+    batch_size: int = 64,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    progress: Callable[[int], None] | None = None,
+) -> torch.Tensor:
+    """Scores (P, R, F) of every prediction, the maximum over its references of each: [N, 3] float32 on the
+    CPU, or [L+1, N, 3] with ``all_layers``."""
+    model, tokenizer, device = loaded.model, loaded.tokenizer, loaded.device
+    truncated = None if all_layers else truncated_model(model, num_layers)
+    layer = None if all_layers else num_layers
+    if all_layers:  # every layer's embeddings are held: fewer texts per chunk keep memory in the same bound
+        chunk_size = max(1, chunk_size // (loaded.num_hidden_layers + 1))
+    results = []
+    for chunk_start in range(0, len(predictions), chunk_size):
+        chunk_predictions = predictions[chunk_start:chunk_start + chunk_size]
+        chunk_references = references[chunk_start:chunk_start + chunk_size]
+        texts: dict[str, list[int]] = {}
+        for prediction, group in zip(chunk_predictions, chunk_references, strict=True):
+            for text in (prediction, *group):
+                if text not in texts:
+                    texts[text] = encode_text(tokenizer, text)
+        order = list(texts)
+        embedded = embed_texts(model, tokenizer, [texts[text] for text in order], device=device,
+                               batch_size=batch_size, layer=layer, truncated=truncated)
+        embedding_of = dict(zip(order, embedded, strict=True))
+        weight_of = {text: torch.tensor(weights.weights(texts[text]), dtype=torch.float32, device=device)
+                     for text in order}
+        del embedded
+        pair_predictions = [p for p, group in zip(chunk_predictions, chunk_references, strict=True) for _ in group]
+        pair_references = [r for group in chunk_references for r in group]
+        layers = [None] if not all_layers else list(range(loaded.num_hidden_layers + 1))
+        per_layer = []
+        for index in layers:
+            def rows(texts_: Sequence[str]) -> list[torch.Tensor]:
+                return [embedding_of[t] if index is None else embedding_of[t][:, index] for t in texts_]
+
+            per_layer.append(_match_batches(rows(pair_predictions), rows(pair_references),
+                                            [weight_of[t] for t in pair_predictions],
+                                            [weight_of[t] for t in pair_references], batch_size).cpu())
+        scores = torch.stack(per_layer, dim=0)  # [layers, pairs, 3]
+        position = 0
+        best = []
+        for group in chunk_references:
+            best.append(scores[:, position:position + len(group)].max(dim=1)[0])
+            position += len(group)
+        results.append(torch.stack(best, dim=1))
+        if progress is not None:
+            progress(len(chunk_predictions))
+    combined = torch.cat(results, dim=1)
+    return combined if all_layers else combined[0]

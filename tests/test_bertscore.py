@@ -1,0 +1,257 @@
+"""BERTScore through evaluate's loader: parity with bert-score 0.3.13 (the oracle) on WMT17 segments,
+invariances, per-example statistics, offline model resolution, bad input."""
+
+from __future__ import annotations
+
+import math
+import random
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from bertscore_oracle import as_tensor, max_diff, oracle_scores, packaged_model_path
+from conftest import load_metric
+
+SUBSET = 48  # pairs per parity check in the default run; the slow tests use all 3,004
+TOLERANCE = 1e-6
+
+
+@pytest.fixture(scope="module", autouse=True)
+def few_threads():
+    previous = torch.get_num_threads()
+    torch.set_num_threads(2)
+    yield
+    torch.set_num_threads(previous)
+
+
+@pytest.fixture(scope="module")
+def bertscore():
+    return load_metric("bertscore")
+
+
+@pytest.fixture(scope="module")
+def pairs(wmt17):
+    references, systems = wmt17
+    names = sorted(systems)
+    hypotheses = systems[names[0]][:SUBSET]
+    second = systems[names[1]][:SUBSET]
+    return hypotheses, references[:SUBSET], second
+
+
+# -- parity with the oracle ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("idf", [False, True])
+@pytest.mark.parametrize("rescale", [False, True])
+def test_parity_every_layer(bertscore, pairs, idf: bool, rescale: bool) -> None:
+    hypotheses, references, _ = pairs
+    theirs = oracle_scores(hypotheses, references, num_layers=6, idf=idf, rescale=rescale, all_layers=True)
+    ours = as_tensor(bertscore.compute(predictions=hypotheses, references=references, idf=idf, all_layers=True,
+                                       rescale_with_baseline=rescale))
+    assert max_diff(ours, theirs) <= TOLERANCE
+
+
+@pytest.mark.parametrize("layer", [1, 4, 6])
+def test_parity_single_layer(bertscore, pairs, layer: int) -> None:
+    hypotheses, references, _ = pairs
+    theirs = oracle_scores(hypotheses, references, num_layers=layer, idf=True)
+    ours = as_tensor(bertscore.compute(predictions=hypotheses, references=references, num_layers=layer, idf=True))
+    assert max_diff(ours, theirs) <= TOLERANCE
+
+
+@pytest.mark.parametrize("rescale", [False, True])
+def test_parity_multi_reference(bertscore, pairs, rescale: bool) -> None:
+    """Ragged references (one or two per prediction): each of P, R, F is the maximum over the references."""
+    hypotheses, references, second = pairs
+    groups = [[ref, other] if index % 3 else [ref] for index, (ref, other) in enumerate(zip(references, second))]
+    theirs = oracle_scores(hypotheses, groups, num_layers=5, idf=True, rescale=rescale)
+    ours = as_tensor(bertscore.compute(predictions=hypotheses, references=groups, num_layers=5, idf=True,
+                                       rescale_with_baseline=rescale))
+    assert max_diff(ours, theirs) <= TOLERANCE
+
+
+def test_parity_generated_text(bertscore) -> None:
+    """Random words, punctuation, unicode, repeated tokens, duplicates (seeded)."""
+    rng = random.Random(7)
+    vocabulary = ["the", "cat", "Haus", "über", "naïve", "東京", "?", "!!", "—", "data", "data", "x", "ß", "emoji🙂"]
+    predictions = [" ".join(rng.choice(vocabulary) for _ in range(rng.randint(3, 25))) for _ in range(40)]
+    references = [" ".join(rng.choice(vocabulary) for _ in range(rng.randint(3, 25))) for _ in range(40)]
+    references[5] = predictions[5]
+    predictions[7] = predictions[8]
+    theirs = oracle_scores(predictions, references, num_layers=3, batch_size=1)
+    ours = as_tensor(bertscore.compute(predictions=predictions, references=references))
+    assert max_diff(ours, theirs) <= TOLERANCE
+
+
+def test_defaults_match_oracle_at_default_layer_and_return_plain_floats(bertscore, pairs) -> None:
+    hypotheses, references, _ = pairs
+    result = bertscore.compute(predictions=hypotheses[:20], references=references[:20])
+    assert set(result) == {"precision", "recall", "f1", "hashcode"}
+    assert all(type(value) is float for key in ("precision", "recall", "f1") for value in result[key])
+    assert result["hashcode"].startswith("sentence-transformers/all-MiniLM-L6-v2_L3_no-idf_version=metrics-")
+    theirs = oracle_scores(hypotheses[:20], references[:20], num_layers=3)
+    assert max_diff(as_tensor(result), theirs) <= TOLERANCE
+
+
+# -- invariances -----------------------------------------------------------------------------------------------
+
+
+def test_batch_size_order_and_padding_invariance(bertscore, pairs) -> None:
+    hypotheses, references, _ = pairs
+    hypotheses, references = hypotheses[:40], references[:40]
+    base = as_tensor(bertscore.compute(predictions=hypotheses, references=references, idf=False))
+    for batch_size in (1, 7):
+        other = as_tensor(bertscore.compute(predictions=hypotheses, references=references, batch_size=batch_size))
+        assert max_diff(other, base) <= TOLERANCE
+    order = list(range(len(hypotheses)))
+    random.Random(3).shuffle(order)
+    shuffled = as_tensor(bertscore.compute(predictions=[hypotheses[i] for i in order],
+                                           references=[references[i] for i in order]))
+    assert max_diff(shuffled[torch.tensor(order).argsort()], base) <= TOLERANCE
+    # a very long text in the same batch pads every other text to its length
+    long_text = " ".join(hypotheses) [:3000]
+    padded = as_tensor(bertscore.compute(predictions=[*hypotheses, long_text], references=[*references, long_text]))
+    assert max_diff(padded[:-1], base) <= TOLERANCE
+
+
+def test_identity_is_one_and_reference_order_does_not_matter(bertscore, pairs) -> None:
+    hypotheses, references, second = pairs
+    same = bertscore.compute(predictions=hypotheses[:5], references=hypotheses[:5])
+    assert all(value == pytest.approx(1.0, abs=1e-5) for value in same["f1"])
+    forward = as_tensor(bertscore.compute(predictions=hypotheses[:10],
+                                          references=[[r, s] for r, s in zip(references[:10], second[:10])]))
+    backward = as_tensor(bertscore.compute(predictions=hypotheses[:10],
+                                           references=[[s, r] for r, s in zip(references[:10], second[:10])]))
+    assert max_diff(forward, backward) <= TOLERANCE
+
+
+def test_empty_strings_score_zero(bertscore) -> None:
+    result = bertscore.compute(predictions=["", "a house", "  "], references=["a house", "", "a house"])
+    assert result["precision"] == [0.0, 0.0, 0.0]
+    assert result["f1"] == [0.0, 0.0, 0.0]
+    rescaled = bertscore.compute(predictions=[""], references=["a house"], rescale_with_baseline=True)
+    assert rescaled["f1"][0] < 0 and not math.isnan(rescaled["f1"][0])
+
+
+# -- per-example statistics and sharding -----------------------------------------------------------------------
+
+
+def test_example_stats_and_sharded_means(bertscore, pairs) -> None:
+    hypotheses, references, _ = pairs
+    hypotheses, references = hypotheses[:30], references[:30]
+    result = bertscore.compute(predictions=hypotheses, references=references)
+    first = bertscore.example_stats(hypotheses[:12], references[:12])
+    second = bertscore.example_stats(hypotheses[12:], references[12:])
+    assert first["f1"] == pytest.approx(result["f1"][:12], abs=TOLERANCE)
+    merged = bertscore.compute_from_stats([
+        bertscore_totals(bertscore, first), bertscore_totals(bertscore, second)
+    ])
+    assert merged["examples"] == 30
+    assert merged["f1"] == pytest.approx(math.fsum(first["f1"] + second["f1"]) / 30, abs=1e-15)
+    assert merged["f1"] == pytest.approx(math.fsum(result["f1"]) / 30, abs=TOLERANCE)
+    assert merged["precision"] == pytest.approx(math.fsum(result["precision"]) / 30, abs=TOLERANCE)
+    with pytest.raises(ValueError, match="different options|computed with options"):
+        bertscore.compute_from_stats(first, idf=True)
+
+
+def bertscore_totals(bertscore, columns):
+    script = sys.modules[type(bertscore).__module__]
+    return script._SCHEMA.totals(columns)
+
+
+# -- models: offline resolution and the process-wide cache -----------------------------------------------------
+
+
+def test_model_stays_loaded_across_calls(bertscore, monkeypatch: pytest.MonkeyPatch) -> None:
+    bertscore.compute(predictions=["a"], references=["b"])
+    import transformers
+
+    def no_reload(*args, **kwargs):
+        raise AssertionError("the model was loaded again")
+
+    monkeypatch.setattr(transformers.AutoModel, "from_pretrained", no_reload)
+    bertscore.compute(predictions=["a house"], references=["the house"])
+
+
+def test_local_folder_as_model_type(bertscore, tmp_path: Path) -> None:
+    folder = tmp_path / "my-model"
+    shutil.copytree(packaged_model_path(), folder)
+    ours = bertscore.compute(predictions=["a small house"], references=["a big house"], model_type=str(folder),
+                             num_layers=3)
+    default = bertscore.compute(predictions=["a small house"], references=["a big house"])
+    assert ours["f1"] == default["f1"]
+    assert ours["hashcode"].startswith(f"{folder}_L3_")
+    with pytest.raises(ValueError, match="no default layer"):
+        bertscore.compute(predictions=["a"], references=["b"], model_type=str(folder))
+
+
+# -- bad input -------------------------------------------------------------------------------------------------
+
+
+def test_mismatched_lengths(bertscore) -> None:
+    with pytest.raises(ValueError, match="got 2 predictions but 1 references"):
+        bertscore.compute(predictions=["a", "b"], references=["a"])
+
+
+def test_empty_corpus(bertscore) -> None:
+    with pytest.raises(ValueError, match="`predictions` is empty"):
+        bertscore.compute(predictions=[], references=[])
+
+
+def test_none_input(bertscore) -> None:
+    with pytest.raises(TypeError, match="`predictions` is None"):
+        bertscore.compute(predictions=None, references=["a"])
+
+
+def test_non_string_input(bertscore) -> None:
+    with pytest.raises(TypeError, match=r"`references\[1\]\[0\]` must be a string"):
+        bertscore.compute(predictions=["a", "b"], references=[["a"], [3]])
+
+
+@pytest.mark.parametrize("layer", [7, -1])
+def test_unknown_layer(bertscore, layer: int) -> None:
+    with pytest.raises(ValueError, match=f"unknown layer `num_layers`={layer}.*layers 0..6"):
+        bertscore.compute(predictions=["a"], references=["b"], num_layers=layer)
+
+
+def test_missing_baseline_for_the_model(bertscore, tmp_path: Path) -> None:
+    folder = tmp_path / "other-model"
+    shutil.copytree(packaged_model_path(), folder)
+    with pytest.raises(ValueError, match="no rescale baseline for model .*other-model.*baseline_path"):
+        bertscore.compute(predictions=["a"], references=["b"], model_type=str(folder), num_layers=6,
+                          rescale_with_baseline=True)
+    with pytest.raises(ValueError, match="`baseline_path` .* does not exist"):
+        bertscore.compute(predictions=["a"], references=["b"], rescale_with_baseline=True,
+                          baseline_path=str(tmp_path / "missing.tsv"))
+
+
+def test_model_not_available_offline(bertscore) -> None:
+    with pytest.raises(ValueError, match="'no-such-org/no-such-model' is not available offline"):
+        bertscore.compute(predictions=["a"], references=["b"], model_type="no-such-org/no-such-model")
+
+
+def test_bad_option_values(bertscore) -> None:
+    with pytest.raises(TypeError, match="`idf` must be True or False"):
+        bertscore.compute(predictions=["a"], references=["b"], idf="yes")
+    with pytest.raises(ValueError, match="`batch_size` must be at least 1"):
+        bertscore.compute(predictions=["a"], references=["b"], batch_size=0)
+    with pytest.raises(ValueError, match="unknown `precision`"):
+        bertscore.compute(predictions=["a"], references=["b"], precision="fp8")
+
+
+def test_streaming_in_chunks_gives_the_same_scores(bertscore, pairs) -> None:
+    """Memory is bounded by the chunk of texts embedded at a time; the chunk size does not change the scores."""
+    hypotheses, references, second = pairs
+    groups = [[r, s] if i % 2 else [r] for i, (r, s) in enumerate(zip(references[:20], second[:20]))]
+    package = type(bertscore).__module__.rsplit(".", 1)[0]
+    run = sys.modules[f"{package}.core_bertscore_run"]
+    models = sys.modules[f"{package}.core_models"]
+    loaded = models.load_model("bertscore", models.resolve_model("bertscore", None), use_fast_tokenizer=False,
+                               device=torch.device("cpu"), dtype=torch.float32)
+    weights = run.token_weights(loaded, groups, True)
+    whole = run.score_corpus(loaded, hypotheses[:20], groups, num_layers=3, weights=weights)
+    chunked = run.score_corpus(loaded, hypotheses[:20], groups, num_layers=3, weights=weights, chunk_size=3)
+    assert max_diff(chunked, whole) <= TOLERANCE

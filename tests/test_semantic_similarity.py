@@ -1,0 +1,125 @@
+"""Semantic similarity through evaluate's loader, against independent computations: mean pooling written here
+with transformers directly, and sentence-transformers when it is installed."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+import torch
+
+from bertscore_oracle import packaged_model_path
+from conftest import load_metric
+
+TOLERANCE = 1e-6
+
+
+@pytest.fixture(scope="module")
+def similarity():
+    return load_metric("semantic_similarity")
+
+
+@pytest.fixture(scope="module")
+def texts(wmt17):
+    references, systems = wmt17
+    hypotheses = systems[sorted(systems)[2]][:48]
+    return hypotheses, references[:48]
+
+
+def manual_embeddings(texts: list[str]) -> torch.Tensor:
+    """Mean pooling over every token (special tokens included) of the last layer, then L2 normalisation,
+    one text at a time (no padding), truncation at the model's max_seq_length 256."""
+    from transformers import AutoModel, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(packaged_model_path())
+    model = AutoModel.from_pretrained(packaged_model_path()).eval()
+    vectors = []
+    with torch.no_grad():
+        for text in texts:
+            encoded = tokenizer(text.strip(), return_tensors="pt", truncation=True, max_length=256)
+            hidden = model(**encoded).last_hidden_state[0]
+            vectors.append(torch.nn.functional.normalize(hidden.mean(dim=0), dim=-1))
+    return torch.stack(vectors)
+
+
+def test_matches_manual_mean_pooling(similarity, texts) -> None:
+    hypotheses, references = texts
+    result = similarity.compute(predictions=hypotheses, references=references)
+    expected = (manual_embeddings(hypotheses) * manual_embeddings(references)).sum(dim=-1)
+    assert max(abs(a - b) for a, b in zip(result["similarities"], expected.tolist(), strict=True)) <= TOLERANCE
+    assert result["similarity"] == pytest.approx(math.fsum(result["similarities"]) / len(hypotheses), abs=1e-12)
+    assert type(result["similarity"]) is float and all(type(v) is float for v in result["similarities"])
+
+
+def test_matches_sentence_transformers(similarity, texts) -> None:
+    sentence_transformers = pytest.importorskip("sentence_transformers", reason="sentence-transformers not installed")
+    hypotheses, references = texts
+    model = sentence_transformers.SentenceTransformer(packaged_model_path(), device="cpu")
+    a = torch.tensor(model.encode(hypotheses[:16], convert_to_numpy=True))
+    b = torch.tensor(model.encode(references[:16], convert_to_numpy=True))
+    expected = torch.nn.functional.cosine_similarity(a, b, dim=-1)
+    result = similarity.compute(predictions=hypotheses[:16], references=references[:16])
+    assert max(abs(x - y) for x, y in zip(result["similarities"], expected.tolist(), strict=True)) <= 1e-5
+
+
+def test_multi_reference_takes_the_best(similarity, texts) -> None:
+    hypotheses, references = texts
+    single = similarity.compute(predictions=hypotheses[:6], references=references[:6])["similarities"]
+    other = similarity.compute(predictions=hypotheses[:6], references=hypotheses[6:12])["similarities"]
+    both = similarity.compute(predictions=hypotheses[:6],
+                              references=[[r, o] for r, o in zip(references[:6], hypotheses[6:12])])["similarities"]
+    assert both == pytest.approx([max(s, o) for s, o in zip(single, other)], abs=TOLERANCE)
+
+
+def test_invariant_to_batch_size_and_order(similarity, texts) -> None:
+    hypotheses, references = texts
+    base = similarity.compute(predictions=hypotheses, references=references)["similarities"]
+    small = similarity.compute(predictions=hypotheses, references=references, batch_size=3)["similarities"]
+    assert small == pytest.approx(base, abs=TOLERANCE)
+    order = list(range(len(hypotheses)))
+    random.Random(5).shuffle(order)
+    shuffled = similarity.compute(predictions=[hypotheses[i] for i in order],
+                                  references=[references[i] for i in order])["similarities"]
+    assert [shuffled[order.index(i)] for i in range(len(order))] == pytest.approx(base, abs=TOLERANCE)
+
+
+def test_example_stats_and_sharded_mean(similarity, texts) -> None:
+    hypotheses, references = texts
+    full = similarity.compute(predictions=hypotheses[:20], references=references[:20])
+    first = similarity.example_stats(hypotheses[:8], references[:8])
+    second = similarity.example_stats(hypotheses[8:20], references[8:20])
+    columns = {key: first[key] + second[key] for key in first}
+    merged = similarity.compute_from_stats(columns)
+    assert merged["examples"] == 20
+    assert merged["similarity"] == pytest.approx(full["similarity"], abs=1e-7)
+
+
+def test_identity_and_empty_strings(similarity) -> None:
+    result = similarity.compute(predictions=["a red house", ""], references=["a red house", ""])
+    assert result["similarities"] == pytest.approx([1.0, 1.0], abs=1e-5)
+
+
+def test_mismatched_lengths(similarity) -> None:
+    with pytest.raises(ValueError, match="got 2 predictions but 1 references"):
+        similarity.compute(predictions=["a", "b"], references=["a"])
+
+
+def test_empty_corpus(similarity) -> None:
+    with pytest.raises(ValueError, match="`predictions` is empty"):
+        similarity.compute(predictions=[], references=[])
+
+
+def test_none_input(similarity) -> None:
+    with pytest.raises(TypeError, match="`references` is None"):
+        similarity.compute(predictions=["a"], references=None)
+
+
+def test_non_string_input(similarity) -> None:
+    with pytest.raises(TypeError, match=r"`predictions\[0\]` must be a string"):
+        similarity.compute(predictions=[1], references=["a"])
+
+
+def test_model_not_available_offline(similarity) -> None:
+    with pytest.raises(ValueError, match="is not available offline"):
+        similarity.compute(predictions=["a"], references=["b"], model_type="no-such-org/no-such-model")
