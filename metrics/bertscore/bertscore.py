@@ -6,12 +6,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
-import datasets
 import evaluate
 import torch
 
 from .core_checks import check_bool, check_int, check_text_pairs
-from .core_inputs import CheckedTextPairs
+from .core_inputs import CheckedTextPairs, text_pair_features
+# core_inputs needs core_trainer; importing it here makes evaluate's loader copy it.
+from .core_trainer import TrainerTextMetrics
 from .core_stats import StatField, StatsSchema
 from .core_devices import PRECISIONS, select_device, select_dtype
 from .core_models import PACKAGED_MODEL_NAME, LoadedModel, ModelSource, load_model, resolve_model
@@ -109,20 +110,7 @@ class Bertscore(CheckedTextPairs, evaluate.Metric):
             citation=_CITATION,
             homepage="https://github.com/Tiiiger/bert_score",
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string", id="sequence"),
-                        "references": datasets.Sequence(datasets.Value("string", id="sequence"), id="references"),
-                    }
-                ),
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string", id="sequence"),
-                        "references": datasets.Value("string", id="sequence"),
-                    }
-                ),
-            ],
+            features=text_pair_features(),
             codebase_urls=["https://github.com/Tiiiger/bert_score"],
             reference_urls=["https://github.com/Tiiiger/bert_score", "https://arxiv.org/abs/1904.09675"],
         )

@@ -9,6 +9,11 @@ machines all reduce through the same schema, so a corpus score computed from
 merged shard totals equals the one-shot score exactly. Every record and total
 carries the signature of the options that produced it; merging statistics
 made with different options is an error.
+
+Float statistics (``fsum`` fields) are summed exactly: totals hold the
+correctly rounded sum and, under ``<field>__residual``, the few floats whose
+sum is the rounding error, so totals of shards merge to the same bits as one
+``math.fsum`` over every example, in any order and grouping.
 """
 
 from __future__ import annotations
@@ -16,11 +21,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Literal
 
 Reduction = Literal["sum", "fsum", "min", "max"]
 
 SIGNATURE_FIELD = "signature"
+RESIDUAL_SUFFIX = "__residual"
+_DATASET_BATCH = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -31,11 +39,24 @@ class StatField:
     reduce: Reduction = "sum"
 
 
-def _reduce(reduction: Reduction, values: Iterable[Any]) -> Any:
+def exact_float_sum(values: Iterable[float]) -> tuple[float, list[float]]:
+    """The correctly rounded sum of ``values`` and residuals such that sum + residuals is the exact sum."""
+    values = list(values)
+    total = math.fsum(values)
+    residuals: list[float] = []
+    subtracted = [-total]
+    while len(residuals) < 64:
+        residual = math.fsum(chain(values, subtracted))
+        if residual == 0.0:
+            break
+        residuals.append(residual)
+        subtracted.append(-residual)
+    return total, residuals
+
+
+def _reduce(reduction: Reduction, values: Sequence[Any]) -> Any:
     if reduction == "sum":
         return sum(values)
-    if reduction == "fsum":
-        return math.fsum(values)
     if reduction == "min":
         return min(values)
     return max(values)
@@ -70,10 +91,19 @@ class StatsSchema:
         """Corpus totals of per-example rows given in schema order."""
         if not rows:
             raise ValueError(f"{self.metric}: no statistics to reduce; the score of an empty corpus is undefined")
-        totals = {
-            field.name: _reduce(field.reduce, values)
-            for field, values in zip(self.fields, zip(*rows), strict=True)
-        }
+        return self._reduce_columns(dict(zip(self.names, zip(*rows), strict=True)), signature)
+
+    def _reduce_columns(self, columns: Mapping[str, Sequence[Any]], signature: str) -> dict[str, Any]:
+        totals: dict[str, Any] = {}
+        for field in self.fields:
+            values = columns[field.name]
+            if field.reduce == "fsum":
+                residuals = columns.get(field.name + RESIDUAL_SUFFIX, ())
+                total, residual = exact_float_sum(chain(values, chain.from_iterable(residuals)))
+                totals[field.name] = total
+                totals[field.name + RESIDUAL_SUFFIX] = residual
+            else:
+                totals[field.name] = _reduce(field.reduce, values)
         totals[SIGNATURE_FIELD] = signature
         return totals
 
@@ -84,6 +114,9 @@ class StatsSchema:
         sequences, e.g. a ``datasets.Dataset`` or its ``to_dict()``), an iterable
         of per-example records, or an iterable of totals from several shards.
         """
+        if hasattr(stats, "iter") and hasattr(stats, "column_names") and len(stats) > _DATASET_BATCH:
+            partials = [self.totals(batch) for batch in stats.iter(batch_size=_DATASET_BATCH)]
+            return self.totals(partials, expected_signature=expected_signature)
         if isinstance(stats, Mapping) or hasattr(stats, "column_names"):
             columns = self._as_columns(stats)
         else:
@@ -100,6 +133,8 @@ class StatsSchema:
                 name: [self._field(record, name, index) for index, record in enumerate(records)]
                 for name in (*self.names, SIGNATURE_FIELD)
             }
+            for name in self._residual_names():
+                columns[name] = [record.get(name, ()) for record in records]
         signatures = set(columns[SIGNATURE_FIELD])
         if len(signatures) != 1:
             raise ValueError(
@@ -112,13 +147,14 @@ class StatsSchema:
                 f"{self.metric}: the statistics were computed with options {signature!r} "
                 f"but the score was asked for with {expected_signature!r}; pass the same options"
             )
-        totals = {field.name: _reduce(field.reduce, columns[field.name]) for field in self.fields}
-        totals[SIGNATURE_FIELD] = signature
-        return totals
+        return self._reduce_columns(columns, signature)
 
     def merge(self, *totals: Mapping[str, Any]) -> dict[str, Any]:
         """Merge totals of several shards into the totals of their union."""
         return self.totals(list(totals))
+
+    def _residual_names(self) -> list[str]:
+        return [field.name + RESIDUAL_SUFFIX for field in self.fields if field.reduce == "fsum"]
 
     def _field(self, record: Mapping[str, Any], name: str, index: int) -> Any:
         if name not in record:
@@ -134,12 +170,12 @@ class StatsSchema:
                 f"expected {list(self.names) + [SIGNATURE_FIELD]}"
             )
         columns = {}
+        single_record = isinstance(stats[SIGNATURE_FIELD], str)
         for name in (*self.names, SIGNATURE_FIELD):
-            value = stats[name]
-            if isinstance(value, (str, int, float)):
-                columns[name] = [value]
-            else:
-                columns[name] = list(value)
+            columns[name] = [stats[name]] if single_record else list(stats[name])
+        for name in self._residual_names():
+            if name in available:
+                columns[name] = [stats[name]] if single_record else list(stats[name])
         if len({len(values) for values in columns.values()}) != 1:
             raise ValueError(f"{self.metric}: statistics columns have different lengths")
         if not columns[SIGNATURE_FIELD]:

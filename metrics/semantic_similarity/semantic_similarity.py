@@ -5,11 +5,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import datasets
 import evaluate
 
 from .core_checks import check_bool, check_int, check_text_pairs
-from .core_inputs import CheckedTextPairs
+from .core_inputs import CheckedTextPairs, text_pair_features
+# core_inputs needs core_trainer; importing it here makes evaluate's loader copy it.
+from .core_trainer import TrainerTextMetrics
 from .core_stats import StatField, StatsSchema
 from .core_devices import PRECISIONS, select_device, select_dtype
 from .core_models import load_model, resolve_model
@@ -76,20 +77,7 @@ class SemanticSimilarity(CheckedTextPairs, evaluate.Metric):
             citation=_CITATION,
             homepage="https://www.sbert.net",
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string", id="sequence"),
-                        "references": datasets.Sequence(datasets.Value("string", id="sequence"), id="references"),
-                    }
-                ),
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string", id="sequence"),
-                        "references": datasets.Value("string", id="sequence"),
-                    }
-                ),
-            ],
+            features=text_pair_features(),
             reference_urls=["https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2"],
         )
 
