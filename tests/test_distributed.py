@@ -59,6 +59,49 @@ def test_two_processes_equal_one(name: str, wmt17, tmp_path: Path) -> None:
     assert rank0["gathered"] == rank1["gathered"] == single
 
 
+def _model_rank_main(rank: int, world: int, name: str, predictions, references, out_dir: str, init_file: str) -> None:
+    import evaluate
+    import torch.distributed as dist
+
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=world)
+    metric = evaluate.load(str(METRICS_DIR / name))
+    own = list(range(rank, len(predictions), world))
+    result = metric.compute(predictions=[predictions[i] for i in own], references=[references[i] for i in own])
+    per_example = {key: value for key, value in result.items() if isinstance(value, list)}
+    gathered = [None] * world
+    dist.all_gather_object(gathered, (own, per_example))
+    merged: dict = {key: [None] * len(predictions) for key in per_example}
+    for indices, values in gathered:
+        for key, column in values.items():
+            for index, value in zip(indices, column):
+                merged[key][index] = value
+    if rank == 0:
+        Path(out_dir, "merged.json").write_text(json.dumps(merged))
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+@pytest.mark.loopback
+@pytest.mark.parametrize("name", ["bertscore", "semantic_similarity"])
+def test_model_metrics_score_shards_per_process_and_gather(name: str, wmt17, tmp_path: Path) -> None:
+    """Each process scores its own (interleaved) shard with its own model copy; gathered per-example scores
+    equal the single-process ones."""
+    references, systems = wmt17
+    predictions, references = systems["online-B.0"][:48], references[:48]
+    torch.multiprocessing.spawn(
+        _model_rank_main,
+        args=(2, name, predictions, references, str(tmp_path), str(tmp_path / "rendezvous")),
+        nprocs=2,
+        join=True,
+    )
+    merged = json.loads((tmp_path / "merged.json").read_text())
+    single = load_metric(name).compute(predictions=predictions, references=references)
+    assert merged, "the metric returns per-example lists"
+    for key, values in merged.items():
+        assert values == pytest.approx(single[key], abs=1e-6), key
+
+
 @pytest.mark.loopback
 def test_ray_partitions_merge_to_the_corpus_score(wmt17) -> None:
     ray = pytest.importorskip("ray", reason="Ray is not installed: pip install ray (tests/requirements.txt)")
