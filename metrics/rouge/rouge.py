@@ -8,7 +8,7 @@ from typing import Any
 
 import evaluate
 
-from .core_checks import check_bool, check_choice, check_int, check_number, check_text_pairs
+from .core_checks import check_bool, check_bootstrap, check_choice, check_int, check_number, check_text_pairs
 from .core_inputs import CheckedTextPairs, text_pair_features
 # core_inputs needs core_trainer; importing it here makes evaluate's loader copy it.
 from .core_trainer import TrainerTextMetrics
@@ -251,10 +251,7 @@ class Rouge(CheckedTextPairs, evaluate.Metric):
     def _confidence(
         self, rows: list[list[Any]], names: Sequence[str], n_bootstrap: int, confidence_level: float, seed: Any
     ) -> dict[str, float]:
-        check_int(self.name, "n_bootstrap", n_bootstrap, minimum=2)
-        check_number(self.name, "confidence_level", confidence_level, minimum=0.0)
-        if not confidence_level < 1.0:
-            raise ValueError(f"{self.name}: `confidence_level` must be below 1, got {confidence_level}")
+        check_bootstrap(self.name, n_bootstrap, confidence_level)
         if seed is not None:
             check_int(self.name, "seed", seed, minimum=0)
         matrix = as_stats_matrix([[float(value) for value in row] for row in rows])

@@ -137,3 +137,11 @@ def check_number(metric: str, argument: str, value: Any, *, minimum: float | Non
     if minimum is not None and value < minimum:
         raise ValueError(f"{metric}: `{argument}` must be at least {minimum}, got {value}")
     return value
+
+
+def check_bootstrap(metric: str, n_bootstrap: Any, confidence_level: Any) -> None:
+    """Options of a bootstrap confidence interval: at least 2 resamples, a level strictly between 0 and 1."""
+    check_int(metric, "n_bootstrap", n_bootstrap, minimum=2)
+    check_number(metric, "confidence_level", confidence_level)
+    if not 0 < confidence_level < 1:
+        raise ValueError(f"{metric}: `confidence_level` must be between 0 and 1, got {confidence_level}")

@@ -7,7 +7,8 @@ from typing import Any
 
 import evaluate
 
-from .core_checks import check_bool, check_choice, check_int, check_number, check_text_list, check_text_pairs
+from .core_checks import check_bool, check_bootstrap, check_choice, check_int, check_number, check_text_list
+from .core_checks import check_text_pairs
 from .core_inputs import CheckedTextPairs, text_pair_features
 # core_inputs needs core_trainer; importing it here makes evaluate's loader copy it.
 from .core_trainer import TrainerTextMetrics
@@ -231,10 +232,7 @@ class Sacrebleu(CheckedTextPairs, evaluate.Metric):
         confidence_level: float,
         seed: int | None,
     ) -> dict[str, float]:
-        check_int(self.name, "n_bootstrap", n_bootstrap, minimum=2)
-        check_number(self.name, "confidence_level", confidence_level)
-        if not 0 < confidence_level < 1:
-            raise ValueError(f"{self.name}: `confidence_level` must be between 0 and 1, got {confidence_level}")
+        check_bootstrap(self.name, n_bootstrap, confidence_level)
         interval = bootstrap_interval(
             as_stats_matrix(rows), sacrebleu_score_of_row(options), n_samples=n_bootstrap, seed=seed, level=confidence_level
         )
