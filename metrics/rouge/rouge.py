@@ -8,7 +8,7 @@ from typing import Any
 
 import evaluate
 
-from .core_checks import check_bool, check_bootstrap, check_choice, check_int, check_number, check_text_pairs
+from .core_checks import check_bool, check_bootstrap, check_choice, check_int, check_text_pairs
 from .core_inputs import CheckedTextPairs, text_pair_features
 # core_inputs needs core_trainer; importing it here makes evaluate's loader copy it.
 from .core_trainer import TrainerTextMetrics
