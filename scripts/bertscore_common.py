@@ -25,13 +25,12 @@ def wmt17() -> tuple[list[str], dict[str, list[str]]]:
     return references, systems
 
 
-def packaged_model(device: str = "cpu"):
-    """The packaged all-MiniLM-L6-v2 loaded through the core (fp32)."""
-    import torch
-
-    from _core.core_devices import select_device
+def packaged_model(device: str = "cpu", precision: str = "fp32"):
+    """The packaged all-MiniLM-L6-v2 loaded through the core, in ``precision`` ('fp32', 'bf16' or 'fp16')."""
+    from _core.core_devices import select_device, select_dtype
     from _core.core_models import load_model, resolve_model
 
     source = resolve_model("bertscore", None)
-    return load_model("bertscore", source, use_fast_tokenizer=False, device=select_device("bertscore", device),
-                      dtype=torch.float32)
+    chosen = select_device("bertscore", device)
+    return load_model("bertscore", source, use_fast_tokenizer=False, device=chosen,
+                      dtype=select_dtype("bertscore", precision, chosen))
