@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import evaluate
@@ -15,6 +16,7 @@ from .core_mt_tokenizers import tokenize_13a
 # core_bleu needs core_ngrams; importing it here makes evaluate's loader copy it.
 from .core_ngrams import ngram_counts
 from .core_stats import StatsSchema
+from .core_streaming import StatsPlan, StreamedStatsCompute
 from .core_bleu import BleuOptions, bleu_from_totals, bleu_rows, bleu_schema
 
 _CITATION = """\
@@ -85,8 +87,8 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Bleu(CheckedTextPairs, evaluate.Metric):
-    """BLEU, evaluate-compatible."""
+class Bleu(CheckedTextPairs, StreamedStatsCompute, evaluate.Metric):
+    """BLEU, evaluate-compatible; `compute` reduces the `add_batch` cache one batch at a time."""
 
     def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
@@ -129,6 +131,17 @@ class Bleu(CheckedTextPairs, evaluate.Metric):
         rows = bleu_rows(predictions, references, options)
         totals = self._schema(options).totals_of_rows(rows, options.stats_signature())
         return bleu_from_totals(totals, options)
+
+    def _stats_plan(self, options: dict[str, Any]) -> StatsPlan:
+        bleu_options = self._options(
+            options["tokenizer"], options["max_order"], options["smooth"], options["evaluate_compatible"]
+        )
+        return StatsPlan(
+            self._schema(bleu_options),
+            bleu_options.stats_signature(),
+            partial(bleu_rows, options=bleu_options),
+            partial(bleu_from_totals, options=bleu_options),
+        )
 
     def example_stats(
         self,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import evaluate
@@ -13,6 +14,7 @@ from .core_inputs import CheckedTextPairs, text_pair_features
 # core_inputs needs core_trainer; importing it here makes evaluate's loader copy it.
 from .core_trainer import TrainerTextMetrics
 from .core_stats import StatsSchema
+from .core_streaming import StatsPlan, StreamedStatsCompute
 from .core_ngrams import ngram_counts
 from .core_lcs import lcs_length
 from .core_resample import DEFAULT_SEED, as_stats_matrix, bootstrap_interval
@@ -116,9 +118,39 @@ Examples:
 """
 
 
+class _SentenceBreaks:
+    """ROUGE-Lsum on text without newlines is ROUGE-L: warns, after the last batch, when no prediction or
+    reference contains a newline but some text has several sentences."""
+
+    def __init__(self, metric: str, options: RougeOptions) -> None:
+        self.metric = metric
+        self.active = "rougeLsum" in options.rouge_types and not options.split_summaries
+        self.newline = False
+        self.several_sentences = False
+
+    def see(self, predictions: Sequence[str], references: Sequence[Sequence[str]]) -> None:
+        if not self.active or self.newline:
+            return
+        texts = [*predictions, *(reference for group in references for reference in group)]
+        if any("\n" in text for text in texts):
+            self.newline = True
+        elif not self.several_sentences:
+            self.several_sentences = any(len(split_sentences(text)) > 1 for text in texts)
+
+    def close(self) -> None:
+        if self.active and not self.newline and self.several_sentences:
+            warnings.warn(
+                f"{self.metric}: rougeLsum splits sentences at newlines, and no prediction or reference contains "
+                f"one, so rougeLsum equals rougeL here; put each sentence on its own line or pass "
+                f"split_summaries=True to split sentences with the built-in rule-based splitter",
+                stacklevel=6,  # the caller of `compute`
+            )
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Rouge(CheckedTextPairs, evaluate.Metric):
-    """ROUGE, evaluate-compatible."""
+class Rouge(CheckedTextPairs, StreamedStatsCompute, evaluate.Metric):
+    """ROUGE, evaluate-compatible; `compute` reduces the `add_batch` cache one batch at a time (the bootstrap
+    confidence interval reads every example at once)."""
 
     def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
@@ -177,23 +209,6 @@ class Rouge(CheckedTextPairs, evaluate.Metric):
             split_summaries=check_bool(self.name, "split_summaries", split_summaries),
         )
 
-    def _warn_if_no_sentence_breaks(
-        self, predictions: Sequence[str], references: Sequence[Sequence[str]], options: RougeOptions
-    ) -> None:
-        """ROUGE-Lsum on text without newlines is ROUGE-L; say so when the text has several sentences."""
-        if "rougeLsum" not in options.rouge_types or options.split_summaries:
-            return
-        texts = [*predictions, *(reference for group in references for reference in group)]
-        if any("\n" in text for text in texts):
-            return
-        if any(len(split_sentences(text)) > 1 for text in texts):
-            warnings.warn(
-                f"{self.name}: rougeLsum splits sentences at newlines, and no prediction or reference contains "
-                f"one, so rougeLsum equals rougeL here; put each sentence on its own line or pass "
-                f"split_summaries=True to split sentences with the built-in rule-based splitter",
-                stacklevel=3,
-            )
-
     def _compute(
         self,
         predictions: list[str],
@@ -215,7 +230,9 @@ class Rouge(CheckedTextPairs, evaluate.Metric):
         return_precision_recall = check_bool(self.name, "return_precision_recall", return_precision_recall)
         if check_bool(self.name, "confidence", confidence) and not use_aggregator:
             raise ValueError(f"{self.name}: `confidence=True` needs `use_aggregator=True` (an interval of the mean)")
-        self._warn_if_no_sentence_breaks(predictions, references, options)
+        breaks = _SentenceBreaks(self.name, options)
+        breaks.see(predictions, references)
+        breaks.close()
         rows = rouge_rows(predictions, references, options)
         names = options.rouge_types
         if not use_aggregator:
@@ -225,6 +242,37 @@ class Rouge(CheckedTextPairs, evaluate.Metric):
         if confidence:
             result.update(self._confidence(rows, names, n_bootstrap, confidence_level, seed))
         return result
+
+    def _stats_plan(self, options: dict[str, Any]) -> StatsPlan | None:
+        if options["confidence"] is not False:
+            return None  # the bootstrap resamples every example's statistics at once: evaluate's path
+        rouge_options = self._options(
+            options["rouge_types"],
+            options["use_stemmer"],
+            options["tokenizer"],
+            options["multi_ref"],
+            options["split_summaries"],
+        )
+        use_aggregator = check_bool(self.name, "use_aggregator", options["use_aggregator"])
+        return_precision_recall = check_bool(
+            self.name, "return_precision_recall", options["return_precision_recall"]
+        )
+        names = rouge_options.rouge_types
+
+        def score(totals: dict[str, Any]) -> dict[str, Any]:
+            return self._shape(rouge_from_totals(totals, names), names, return_precision_recall)
+
+        def per_example(rows: Sequence[Sequence[Any]]) -> dict[str, list[Any]]:
+            return self._per_example(rows, names, return_precision_recall)
+
+        return StatsPlan(
+            rouge_schema(self.name, names),
+            rouge_options.stats_signature(),
+            partial(rouge_rows, options=rouge_options),
+            score if use_aggregator else None,
+            per_example=None if use_aggregator else per_example,
+            watchers=(_SentenceBreaks(self.name, rouge_options),),
+        )
 
     @staticmethod
     def _shape(means: dict[str, float], names: Sequence[str], return_precision_recall: bool) -> dict[str, Any]:
@@ -238,7 +286,9 @@ class Rouge(CheckedTextPairs, evaluate.Metric):
         return result
 
     @staticmethod
-    def _per_example(rows: list[list[Any]], names: Sequence[str], return_precision_recall: bool) -> dict[str, Any]:
+    def _per_example(
+        rows: Sequence[Sequence[Any]], names: Sequence[str], return_precision_recall: bool
+    ) -> dict[str, Any]:
         result: dict[str, Any] = {}
         for position, name in enumerate(names):
             result[name] = [row[3 * position + 2] for row in rows]

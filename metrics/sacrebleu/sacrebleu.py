@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import evaluate
@@ -16,6 +18,7 @@ from .core_mt_tokenizers import TOKENIZER_NAMES, tokenizer_for_language
 # core_bleu needs core_ngrams; importing it here makes evaluate's loader copy it.
 from .core_ngrams import ngram_counts
 from .core_stats import StatsSchema
+from .core_streaming import StatsPlan, StreamedStatsCompute
 from .core_resample import DEFAULT_SEED, as_stats_matrix, bootstrap_interval
 from .core_resample import approximate_randomization_test, paired_bootstrap_test
 from .core_bleu import SMOOTH_DEFAULTS, SacreBleuOptions, bleu_schema, sacrebleu_from_totals, sacrebleu_rows
@@ -107,9 +110,29 @@ Examples:
 _DEFAULT_SAMPLES = {"bs": 1000, "ar": 10000}
 
 
+class _TokenizedPeriods:
+    """Warns, after the last batch, when 100 or more predictions end in a tokenized period (' .')."""
+
+    def __init__(self, metric: str) -> None:
+        self.metric = metric
+        self.count = 0
+
+    def see(self, predictions: Sequence[str], references: Sequence[Sequence[str]]) -> None:
+        self.count += sum(prediction.endswith(" .") for prediction in predictions)
+
+    def close(self) -> None:
+        if self.count >= 100:
+            warnings.warn(
+                f"{self.metric}: 100 or more predictions end in a tokenized period (' .'); detokenize them, "
+                f"or pass force=True if they are detokenized",
+                stacklevel=6,  # the caller of `compute`
+            )
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Sacrebleu(CheckedTextPairs, evaluate.Metric):
-    """sacreBLEU's BLEU, evaluate-compatible."""
+class Sacrebleu(CheckedTextPairs, StreamedStatsCompute, evaluate.Metric):
+    """sacreBLEU's BLEU, evaluate-compatible; `compute` reduces the `add_batch` cache one batch at a time
+    (bootstrap confidence and paired tests read every example at once)."""
 
     def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
@@ -165,14 +188,6 @@ class Sacrebleu(CheckedTextPairs, evaluate.Metric):
     def _schema(self, options: SacreBleuOptions) -> StatsSchema:
         return bleu_schema(self.name, options.max_order)
 
-    def _warn_if_tokenized(self, predictions: list[str]) -> None:
-        if sum(prediction.endswith(" .") for prediction in predictions) >= 100:
-            warnings.warn(
-                f"{self.name}: 100 or more predictions end in a tokenized period (' .'); detokenize them, "
-                f"or pass force=True if they are detokenized",
-                stacklevel=3,
-            )
-
     def _compute(
         self,
         predictions: list[str],
@@ -206,7 +221,9 @@ class Sacrebleu(CheckedTextPairs, evaluate.Metric):
         if seed is not None:
             check_int(self.name, "seed", seed, minimum=0)
         if not check_bool(self.name, "force", force):
-            self._warn_if_tokenized(predictions)
+            periods = _TokenizedPeriods(self.name)
+            periods.see(predictions, references)
+            periods.close()
         rows = sacrebleu_rows(predictions, references, options)
         totals = self._schema(options).totals_of_rows(rows, options.stats_signature())
         extras: dict[str, Any] = {}
@@ -223,6 +240,35 @@ class Sacrebleu(CheckedTextPairs, evaluate.Metric):
         if sentence_scores:
             extras["sentence_scores"] = self._sentence_scores(rows, options, use_effective_order)
         return {**sacrebleu_from_totals(totals, options, resampling=resampling), **extras}
+
+    def _stats_plan(self, options: dict[str, Any]) -> StatsPlan | None:
+        if options["confidence"] is not False or options["baseline_predictions"] is not None:
+            return None  # resampling needs every example's statistics at once: evaluate's path
+        use_effective_order = options["use_effective_order"]
+        bleu_options = self._options(
+            smooth_method=options["smooth_method"],
+            smooth_value=options["smooth_value"],
+            lowercase=options["lowercase"],
+            tokenize=options["tokenize"],
+            trg_lang=options["trg_lang"],
+            use_effective_order=False if use_effective_order is None else use_effective_order,
+        )
+        sentence_scores = check_bool(self.name, "sentence_scores", options["sentence_scores"])
+        if options["seed"] is not None:
+            check_int(self.name, "seed", options["seed"], minimum=0)
+        force = check_bool(self.name, "force", options["force"])
+
+        def per_example(rows: Sequence[tuple[int, ...]]) -> dict[str, list[float]]:
+            return {"sentence_scores": self._sentence_scores(rows, bleu_options, use_effective_order)}
+
+        return StatsPlan(
+            self._schema(bleu_options),
+            bleu_options.stats_signature(),
+            partial(sacrebleu_rows, options=bleu_options),
+            partial(sacrebleu_from_totals, options=bleu_options, resampling={}),
+            per_example=per_example if sentence_scores else None,
+            watchers=() if force else (_TokenizedPeriods(self.name),),
+        )
 
     def _confidence(
         self,
@@ -274,7 +320,7 @@ class Sacrebleu(CheckedTextPairs, evaluate.Metric):
         return {"p_value": outcome.p_value, "baseline_score": outcome.baseline_score, "paired_test": paired_test}, n_samples
 
     def _sentence_scores(
-        self, rows: list[tuple[int, ...]], options: SacreBleuOptions, use_effective_order: bool | None
+        self, rows: Sequence[tuple[int, ...]], options: SacreBleuOptions, use_effective_order: bool | None
     ) -> list[float]:
         sentence_options = SacreBleuOptions(
             tokenize=options.tokenize,
