@@ -84,6 +84,8 @@ def test_add_batch_equals_one_shot_and_oracle_across_batch_boundaries(name: str)
     for add_size, stream_size in BOUNDARIES:
         result = streamed(metric, predictions, references, add_size, stream_size, **options)
         assert result == one_shot, f"add_batch {add_size}, stream {stream_size}"
+    add_in_batches(metric, predictions, references, 40)
+    assert EvaluationModule.compute(metric, **options) == one_shot, "evaluate's own (materialising) compute"
 
 
 @pytest.mark.parametrize("name", STATS_METRICS)
@@ -228,7 +230,8 @@ def test_cache_files_removed_and_module_reusable() -> None:
 
 @pytest.fixture
 def no_full_columns(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Fails any read of a whole column of a Dataset (what evaluate's compute does before `_compute`)."""
+    """Fails any read of a whole column of a Dataset (what evaluate's compute does before `_compute`) and any
+    iteration over one (the cache files are read directly, so that their memory map never fills up)."""
     original = datasets.Dataset.__getitem__
 
     def guarded(self, key):
@@ -236,7 +239,11 @@ def no_full_columns(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
             raise AssertionError(f"column {key!r} read whole")
         return original(self, key)
 
+    def no_iteration(self, *args, **kwargs):
+        raise AssertionError("cache read through its memory map")
+
     monkeypatch.setattr(datasets.Dataset, "__getitem__", guarded)
+    monkeypatch.setattr(datasets.Dataset, "iter", no_iteration)
     yield
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from .core_checks import check_int
@@ -164,7 +164,46 @@ class StreamedStatsCompute:
             inputs = {name: module.data[name][:] for name in feature_names}
             return module._compute(**inputs, **compute_kwargs)
         batch_size = check_int(module.name, "stream_batch_size", self.stream_batch_size, minimum=1)
-        for batch in module.data.iter(batch_size=batch_size):
+        for batch in _cache_batches(module, feature_names, batch_size):
             plan.add(batch["predictions"], batch["references"])
         return plan.result()
 
+
+def _cache_batches(module: Any, feature_names: Sequence[str], batch_size: int) -> Iterator[dict[str, list[Any]]]:
+    """evaluate's gathered cache (``module.data``) as Python batches of ``batch_size`` examples (the last shorter).
+
+    Cache files are read record batch by record batch rather than through ``module.data``, which maps them
+    into memory: every page read through the map would stay in the process's resident memory until the
+    whole cache had been mapped in.
+    """
+    if module.keep_in_memory or module.info.format is not None:
+        yield from module.data.iter(batch_size=batch_size)
+        return
+    import pyarrow as pa
+
+    pending: list[Any] = []
+    rows = 0
+    for record_batch in _record_batches(module.file_paths):
+        start = 0
+        while start < record_batch.num_rows:
+            part = record_batch.slice(start, batch_size - rows)
+            start += part.num_rows
+            pending.append(part)
+            rows += part.num_rows
+            if rows == batch_size:
+                yield _python_columns(pa.Table.from_batches(pending), feature_names)
+                pending, rows = [], 0
+    if pending:
+        yield _python_columns(pa.Table.from_batches(pending), feature_names)
+
+
+def _record_batches(paths: Sequence[str]) -> Iterator[Any]:
+    import pyarrow as pa
+
+    for path in paths:
+        with pa.OSFile(path) as source:
+            yield from pa.ipc.open_stream(source)
+
+
+def _python_columns(table: Any, feature_names: Sequence[str]) -> dict[str, list[Any]]:
+    return {name: table.column(name).to_pylist() for name in feature_names}
