@@ -3,14 +3,17 @@
 
 Two paths, each in a fresh process so that its peak memory (max RSS) is its own:
 
-- stream: ``evaluate.load(...).add_batch`` in batches of 10,000, then ``compute()``;
+- stream: ``evaluate.load(...).add_batch`` in batches of 10,000, then ``compute()`` (which reads evaluate's
+  Arrow cache back in batches of ``stream_batch_size``, not as whole lists);
+- with ``--with-evaluate-compute``, also the same ``add_batch`` calls followed by evaluate's own
+  ``EvaluationModule.compute`` (every input read into Python lists), for comparison;
 - map: a ``datasets.Dataset`` (built from a generator, so the texts live in Arrow files, not in memory)
   ``.map(example_stats, batched=True, num_proc=N)`` for N = 1 and 2, then ``compute_from_stats``
   (which reduces the statistics column-batch by column-batch).
 
 Every path must give the same corpus result. Prints wall time, the 2-process speed-up and peak RSS.
 
-    .venv/bin/python scripts/bench_scale.py --pairs 1000000 --metrics sacrebleu rouge
+    .venv/bin/python scripts/bench_scale.py --pairs 1000000 --metrics sacrebleu rouge [--with-evaluate-compute]
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ def max_rss_mib() -> tuple[float, float]:
     return own, children
 
 
-def run_stream(metric_name: str, count: int) -> dict:
+def run_stream(metric_name: str, count: int, evaluate_compute: bool = False) -> dict:
     import evaluate
 
     metric = evaluate.load(str(ROOT / "metrics" / metric_name))
@@ -65,7 +68,7 @@ def run_stream(metric_name: str, count: int) -> dict:
     iterator = pairs(metric_name, count)
     while batch := list(islice(iterator, BATCH)):
         metric.add_batch(predictions=[p for p, _ in batch], references=[r for _, r in batch])
-    result = metric.compute()
+    result = evaluate.EvaluationModule.compute(metric) if evaluate_compute else metric.compute()
     return {"seconds": time.perf_counter() - start, "result": result}
 
 
@@ -96,8 +99,8 @@ def run_map(metric_name: str, count: int, num_proc: int) -> dict:
 
 
 def child(arguments: argparse.Namespace) -> int:
-    if arguments.path == "stream":
-        outcome = run_stream(arguments.metric, arguments.pairs)
+    if arguments.path in ("stream", "evaluate"):
+        outcome = run_stream(arguments.metric, arguments.pairs, evaluate_compute=arguments.path == "evaluate")
     else:
         outcome = run_map(arguments.metric, arguments.pairs, arguments.num_proc)
     own, children = max_rss_mib()
@@ -110,7 +113,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=1_000_000)
     parser.add_argument("--metrics", nargs="+", default=["sacrebleu", "rouge"])
-    parser.add_argument("--path", choices=("stream", "map"), help=argparse.SUPPRESS)
+    parser.add_argument("--with-evaluate-compute", action="store_true",
+                        help="also time add_batch followed by evaluate's own compute (reads every input into lists)")
+    parser.add_argument("--path", choices=("stream", "evaluate", "map"), help=argparse.SUPPRESS)
     parser.add_argument("--metric", help=argparse.SUPPRESS)
     parser.add_argument("--num-proc", type=int, default=1, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
@@ -124,9 +129,12 @@ def main() -> int:
     print(f"{'metric':10} {'path':22} {'seconds':>9} {'peak MiB':>9} {'workers MiB':>12}")
     for metric in arguments.metrics:
         outcomes = {}
-        for label, extra in (("stream add_batch", ["--path", "stream"]),
-                             ("map num_proc=1", ["--path", "map", "--num-proc", "1"]),
-                             ("map num_proc=2", ["--path", "map", "--num-proc", "2"])):
+        paths = [("stream add_batch", ["--path", "stream"])]
+        if arguments.with_evaluate_compute:
+            paths.append(("evaluate's compute()", ["--path", "evaluate"]))
+        paths += [("map num_proc=1", ["--path", "map", "--num-proc", "1"]),
+                  ("map num_proc=2", ["--path", "map", "--num-proc", "2"])]
+        for label, extra in paths:
             command = [sys.executable, __file__, "--pairs", str(arguments.pairs), "--metric", metric, *extra]
             completed = subprocess.run(command, capture_output=True, text=True, check=True)
             outcome = json.loads(completed.stdout.strip().splitlines()[-1])
