@@ -8,7 +8,8 @@ trades identical scores for speed; its error against bert-score's fp32 scores is
 child process (so that peak memory is its own), runs are alternated, the model is loaded before timing starts
 and the timed part is scoring only. Prints median wall and CPU times, the ratios (bert-score / ours), peak
 resident memory, the max abs difference of P, R, F, the tokens each side sends through the model, and how close
-the fp32 forward pass runs to this machine's fp32 matrix-multiply rate (the ceiling of any fp32 speed-up).
+our fp32 forward pass runs to the rate of a plain linear layer through PyTorch's default BLAS and through
+oneDNN (which our models use on the CPU in fp32).
 
     python scripts/bench_bertscore.py [--systems 2] [--segments 1000] [--layer 3] [--threads 2] [--repeats 3]
                                       [--precisions fp32,bf16]
@@ -114,15 +115,16 @@ def padded_tokens(args: argparse.Namespace) -> tuple[int, int, int]:
     return ours, theirs, sum(lengths)
 
 
-def forward_rate(args: argparse.Namespace, tokens: int) -> tuple[float, float]:
-    """(GFLOP/s of our fp32 forward pass over the corpus, GFLOP/s of a plain fp32 matrix multiply of the
-    model's feed-forward shapes): how much of the machine's fp32 rate the model already uses."""
+def forward_rate(args: argparse.Namespace, tokens: int) -> tuple[float, float, float]:
+    """GFLOP/s of our fp32 forward pass over the corpus, and of a plain fp32 linear layer of the model's
+    feed-forward shapes through PyTorch's default BLAS and through oneDNN (what our CPU models use)."""
     _setup(args.threads)
     import torch
     from bertscore_common import packaged_model
 
     from _core.core_embed import embed_texts, encode_text
     from _core.core_models import truncated_model
+    from _core.core_onednn import OneDnnLinear
 
     predictions, references = corpus(args.systems, args.segments)
     loaded = packaged_model()
@@ -141,13 +143,17 @@ def forward_rate(args: argparse.Namespace, tokens: int) -> tuple[float, float]:
     per_token_layer = 2 * (4 * width * width + 2 * width * inner) + 4 * mean_length * width  # dense + attention
     model_rate = tokens * per_token_layer * args.layer / seconds / 1e9
     rows = torch.randn(64 * int(mean_length), width)
-    up, down = torch.randn(inner, width), torch.randn(width, inner)
-    torch.nn.functional.linear(torch.nn.functional.linear(rows, up), down)  # warm-up
-    repeats, start = 50, time.perf_counter()
-    for _ in range(repeats):
-        torch.nn.functional.linear(torch.nn.functional.linear(rows, up), down)
-    gemm_rate = repeats * 2 * 2 * rows.shape[0] * width * inner / (time.perf_counter() - start) / 1e9
-    return model_rate, gemm_rate
+    up, down = torch.nn.Linear(width, inner), torch.nn.Linear(inner, width)
+
+    def linear_rate(first: torch.nn.Module, second: torch.nn.Module) -> float:
+        with torch.inference_mode():
+            second(first(rows))  # warm-up
+            repeats, start = 50, time.perf_counter()
+            for _ in range(repeats):
+                second(first(rows))
+        return repeats * 2 * 2 * rows.shape[0] * width * inner / (time.perf_counter() - start) / 1e9
+
+    return model_rate, linear_rate(up, down), linear_rate(OneDnnLinear(up), OneDnnLinear(down))
 
 
 def main() -> None:
@@ -186,9 +192,10 @@ def main() -> None:
     print(f"tokens through the model (padding included): bert-score {theirs_tokens}, ours {ours_tokens}, "
           f"real {real_tokens}; ratio {theirs_tokens / ours_tokens:.2f}x (no padding at all: "
           f"{theirs_tokens / real_tokens:.2f}x)")
-    model_rate, gemm_rate = forward_rate(args, ours_tokens)
-    print(f"fp32 forward pass: {model_rate:.0f} GFLOP/s; plain fp32 matrix multiply of the same shapes: "
-          f"{gemm_rate:.0f} GFLOP/s ({model_rate / gemm_rate:.0%})")
+    model_rate, blas_rate, onednn_rate = forward_rate(args, ours_tokens)
+    print(f"our fp32 forward pass: {model_rate:.0f} GFLOP/s; a plain fp32 linear layer of the same shapes: "
+          f"{blas_rate:.0f} GFLOP/s through PyTorch's default BLAS (what bert-score uses), {onednn_rate:.0f} GFLOP/s "
+          f"through oneDNN (what our CPU models use)")
 
 
 if __name__ == "__main__":

