@@ -37,6 +37,18 @@ def test_wmt17_segments_match_sacrebleu(name: str, wmt17) -> None:
     assert [ours(line) for line in lines] == [theirs(line) for line in lines]
 
 
+def test_intl_on_dense_punctuation_numbers_and_symbols_matches_sacrebleu() -> None:
+    """Runs of adjacent punctuation, digits of several scripts and symbols, where the left-to-right,
+    non-overlapping matching of sacreBLEU's pair rules decides which marks are spaced."""
+    rng = random.Random(11)
+    alphabet = [*".,;:!?'\"()[]{}-–—…«»„“%$€#@&*/\\+=<>|~^`", *"0123456789", "\u0661", "\u0967", "\u00bd",
+                "\u2160", "\U0001d7ce", "\U0001f600", "\u00a9", " ", "a", "Z", "é", "ж", "中", "\u0301"]
+    ours, theirs = tok.get_tokenizer("intl"), oracle("intl")
+    segments = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24))) for _ in range(20000)]
+    mismatches = [segment for segment in segments if ours(segment) != theirs(segment)]
+    assert not mismatches, mismatches[:5]
+
+
 def test_13a_hand_examples() -> None:
     """mteval-v13a rules worked by hand: periods/commas split unless between digits, dash after a digit."""
     assert tok.tokenize_13a("Hello, world.") == ["Hello", ",", "world", "."]

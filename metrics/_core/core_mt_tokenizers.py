@@ -63,12 +63,21 @@ _ZH_RANGES = (
 _ZH_CHARS = re.compile("[" + "".join(f"\\u{start:04x}-\\u{end:04x}" for start, end in _ZH_RANGES) + "]")
 
 
-def _space_periods_commas_after_non_digits(line: str) -> str:
+NumberTest = Callable[[str, int], bool]
+
+
+def _is_ascii_digit(line: str, index: int) -> bool:
+    return line[index] in _DIGITS
+
+
+def _space_marks_after_non_numbers(line: str, marks: Any, is_number: NumberTest) -> str:
+    """``([^N])(M)`` -> ``\\1 \\2 `` with the regex engine's left-to-right, non-overlapping matching, visiting only
+    the marks M found by ``marks``; N is the character class tested by ``is_number``."""
     pieces: list[str] = []
     last = consumed = 0
-    for match in _PERIOD_OR_COMMA.finditer(line):
+    for match in marks.finditer(line):
         index = match.start()
-        if index == 0 or index - 1 < consumed or line[index - 1] in _DIGITS:
+        if index == 0 or index - 1 < consumed or is_number(line, index - 1):
             continue
         pieces += (line[last:index], " ", line[index], " ")
         last = consumed = index + 1
@@ -78,13 +87,14 @@ def _space_periods_commas_after_non_digits(line: str) -> str:
     return "".join(pieces)
 
 
-def _space_periods_commas_before_non_digits(line: str) -> str:
+def _space_marks_before_non_numbers(line: str, marks: Any, is_number: NumberTest) -> str:
+    """``(M)([^N])`` -> `` \\1 \\2``, matched as :func:`_space_marks_after_non_numbers` matches."""
     pieces: list[str] = []
     last = consumed = 0
     length = len(line)
-    for match in _PERIOD_OR_COMMA.finditer(line):
+    for match in marks.finditer(line):
         index = match.start()
-        if index < consumed or index + 1 >= length or line[index + 1] in _DIGITS:
+        if index < consumed or index + 1 >= length or is_number(line, index + 1):
             continue
         pieces += (line[last:index], " ", line[index], " ", line[index + 1])
         last = consumed = index + 2
@@ -98,7 +108,8 @@ def _mteval_rules(line: str) -> list[str]:
     """mteval-v13a's language-dependent rules followed by whitespace splitting."""
     line = line.translate(_13A_PAD_TABLE)
     if "." in line or "," in line:
-        line = _space_periods_commas_before_non_digits(_space_periods_commas_after_non_digits(line))
+        line = _space_marks_after_non_numbers(line, _PERIOD_OR_COMMA, _is_ascii_digit)
+        line = _space_marks_before_non_numbers(line, _PERIOD_OR_COMMA, _is_ascii_digit)
     if "-" in line:
         line = _DASH_AFTER_DIGIT.sub(r"\1 \2 ", line)
     return line.split()
@@ -131,25 +142,36 @@ def tokenize_none(line: str) -> list[str]:
     return line.split()
 
 
+@dataclass(frozen=True)
+class _IntlPatterns:
+    punctuation: Any
+    number: Any
+    symbol: Any
+
+    def is_number(self, line: str, index: int) -> bool:
+        return self.number.match(line, index) is not None
+
+
 @lru_cache(maxsize=1)
-def _intl_rules() -> tuple[tuple[Any, str], ...]:
+def _intl_patterns() -> _IntlPatterns:
     try:
         import regex
     except ImportError as error:  # pragma: no cover - regex is a declared requirement
         raise ImportError("the 'intl' tokenizer needs the `regex` package: pip install regex") from error
-    return (
-        (regex.compile(r"(\P{N})(\p{P})"), r"\1 \2 "),
-        (regex.compile(r"(\p{P})(\P{N})"), r" \1 \2"),
-        (regex.compile(r"(\p{S})"), r" \1 "),
-    )
+    return _IntlPatterns(regex.compile(r"\p{P}"), regex.compile(r"\p{N}"), regex.compile(r"(\p{S})"))
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def tokenize_intl(line: str) -> list[str]:
-    """mteval-v14 international tokenization: split on Unicode punctuation and symbols."""
-    for pattern, replacement in _intl_rules():
-        line = pattern.sub(replacement, line)
-    return line.split()
+    """mteval-v14 international tokenization: split on Unicode punctuation and symbols.
+
+    sacreBLEU applies ``(\\P{N})(\\p{P})`` -> ``\\1 \\2 ``, then ``(\\p{P})(\\P{N})`` -> `` \\1 \\2``, then
+    ``(\\p{S})`` -> `` \\1 ``; the first two are applied by visiting only the punctuation marks.
+    """
+    patterns = _intl_patterns()
+    line = _space_marks_after_non_numbers(line, patterns.punctuation, patterns.is_number)
+    line = _space_marks_before_non_numbers(line, patterns.punctuation, patterns.is_number)
+    return patterns.symbol.sub(r" \1 ", line).split()
 
 
 class _MecabTokenizer:
