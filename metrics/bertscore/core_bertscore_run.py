@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from .core_bertscore import IdfWeights, greedy_match, idf_from_references, pad_rows, uniform_weights
-from .core_embed import embed_texts, encode_text
+from .core_embed import embed_texts, encode_text, pair_chunks
 from .core_models import LoadedModel, truncated_model
 
 DEFAULT_CHUNK_SIZE = 2048
@@ -82,23 +82,15 @@ def score_corpus(
     if all_layers:  # every layer's embeddings are held: fewer texts per chunk keep memory in the same bound
         chunk_size = max(1, chunk_size // (loaded.num_hidden_layers + 1))
     results = []
-    for chunk_start in range(0, len(predictions), chunk_size):
-        chunk_predictions = predictions[chunk_start:chunk_start + chunk_size]
-        chunk_references = references[chunk_start:chunk_start + chunk_size]
-        texts: dict[str, list[int]] = {}
-        for prediction, group in zip(chunk_predictions, chunk_references, strict=True):
-            for text in (prediction, *group):
-                if text not in texts:
-                    texts[text] = encode_text(tokenizer, text)
-        order = list(texts)
-        embedded = embed_texts(model, tokenizer, [texts[text] for text in order], device=device,
+    for chunk in pair_chunks(tokenizer, predictions, references, chunk_size):
+        order = list(chunk.token_ids)
+        embedded = embed_texts(model, tokenizer, [chunk.token_ids[text] for text in order], device=device,
                                batch_size=batch_size, layer=layer, truncated=truncated)
         embedding_of = dict(zip(order, embedded, strict=True))
-        weight_of = {text: torch.tensor(weights.weights(texts[text]), dtype=torch.float32, device=device)
+        weight_of = {text: torch.tensor(weights.weights(chunk.token_ids[text]), dtype=torch.float32, device=device)
                      for text in order}
         del embedded
-        pair_predictions = [p for p, group in zip(chunk_predictions, chunk_references, strict=True) for _ in group]
-        pair_references = [r for group in chunk_references for r in group]
+        pair_predictions, pair_references = chunk.pairs()
         layers = [None] if not all_layers else list(range(loaded.num_hidden_layers + 1))
         per_layer = []
         for index in layers:
@@ -109,13 +101,8 @@ def score_corpus(
                                             [weight_of[t] for t in pair_predictions],
                                             [weight_of[t] for t in pair_references], batch_size).cpu())
         scores = torch.stack(per_layer, dim=0)  # [layers, pairs, 3]
-        position = 0
-        best = []
-        for group in chunk_references:
-            best.append(scores[:, position:position + len(group)].max(dim=1)[0])
-            position += len(group)
-        results.append(torch.stack(best, dim=1))
+        results.append(chunk.reference_maxima(scores, dim=1))
         if progress is not None:
-            progress(len(chunk_predictions))
+            progress(len(chunk.predictions))
     combined = torch.cat(results, dim=1)
     return combined if all_layers else combined[0]

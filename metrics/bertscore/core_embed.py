@@ -12,7 +12,8 @@ memory held is bounded by one chunk of texts, never the whole corpus.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -47,14 +48,38 @@ def _needs_prefix_space(tokenizer: Any) -> bool:
     return bool(classes) and isinstance(tokenizer, classes)
 
 
-def encode_unique(tokenizer: Any, texts: Iterable[str], cache: dict[str, list[int]] | None = None
-                  ) -> dict[str, list[int]]:
-    """Token ids of each distinct text (added to ``cache`` when given)."""
-    cache = {} if cache is None else cache
-    for text in texts:
-        if text not in cache:
-            cache[text] = encode_text(tokenizer, text)
-    return cache
+@dataclass(frozen=True)
+class PairChunk:
+    """A run of predictions with their references, and the token ids of each distinct text among them."""
+
+    predictions: Sequence[str]
+    references: Sequence[Sequence[str]]
+    token_ids: dict[str, list[int]]
+
+    def pairs(self) -> tuple[list[str], list[str]]:
+        """(prediction, reference) texts of every pair, each prediction once per reference, in order."""
+        pair_predictions = [p for p, group in zip(self.predictions, self.references, strict=True) for _ in group]
+        return pair_predictions, [r for group in self.references for r in group]
+
+    def reference_maxima(self, pair_values: torch.Tensor, dim: int = 0) -> torch.Tensor:
+        """The maximum over each prediction's references of values given per pair (in :meth:`pairs` order)
+        along ``dim``."""
+        parts = pair_values.split([len(group) for group in self.references], dim=dim)
+        return torch.stack([part.max(dim=dim).values for part in parts], dim=dim)
+
+
+def pair_chunks(tokenizer: Any, predictions: Sequence[str], references: Sequence[Sequence[str]], chunk_size: int,
+                max_length: int | None = None) -> Iterator[PairChunk]:
+    """The corpus ``chunk_size`` predictions at a time, each distinct text of a chunk tokenized once."""
+    for start in range(0, len(predictions), chunk_size):
+        chunk_predictions = predictions[start:start + chunk_size]
+        chunk_references = references[start:start + chunk_size]
+        token_ids: dict[str, list[int]] = {}
+        for prediction, group in zip(chunk_predictions, chunk_references, strict=True):
+            for text in (prediction, *group):
+                if text not in token_ids:
+                    token_ids[text] = encode_text(tokenizer, text, max_length)
+        yield PairChunk(chunk_predictions, chunk_references, token_ids)
 
 
 def length_batches(lengths: Sequence[int], batch_size: int, *, max_padding: float = 0.1,

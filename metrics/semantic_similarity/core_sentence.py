@@ -19,7 +19,7 @@ from typing import Literal
 
 import torch
 
-from .core_embed import embed_texts, encode_text
+from .core_embed import embed_texts, pair_chunks
 from .core_models import LoadedModel, truncated_model
 
 Pooling = Literal["mean", "cls", "max"]
@@ -70,30 +70,17 @@ def pair_similarities(
     last = loaded.num_hidden_layers
     truncated = truncated_model(model, last)
     results = []
-    for start in range(0, len(predictions), chunk_size):
-        chunk_predictions = predictions[start:start + chunk_size]
-        chunk_references = references[start:start + chunk_size]
-        ids: dict[str, list[int]] = {}
-        for prediction, group in zip(chunk_predictions, chunk_references, strict=True):
-            for text in (prediction, *group):
-                if text not in ids:
-                    ids[text] = encode_text(tokenizer, text, max_length)
-        order = list(ids)
-        tokens = embed_texts(model, tokenizer, [ids[text] for text in order], device=loaded.device,
+    for chunk in pair_chunks(tokenizer, predictions, references, chunk_size, max_length):
+        order = list(chunk.token_ids)
+        tokens = embed_texts(model, tokenizer, [chunk.token_ids[text] for text in order], device=loaded.device,
                              batch_size=batch_size, layer=last, truncated=truncated, normalize=False)
         vectors = torch.stack([pool(row, mode) for row in tokens])
         vectors = torch.nn.functional.normalize(vectors, dim=-1)
         index = {text: position for position, text in enumerate(order)}
-        pair_predictions = [index[p] for p, group in zip(chunk_predictions, chunk_references, strict=True)
-                            for _ in group]
-        pair_references = [index[r] for group in chunk_references for r in group]
-        cosines = (vectors[pair_predictions] * vectors[pair_references]).sum(dim=-1)
-        position = 0
-        best = []
-        for group in chunk_references:
-            best.append(cosines[position:position + len(group)].max())
-            position += len(group)
-        results.append(torch.stack(best).cpu())
+        pair_predictions, pair_references = chunk.pairs()
+        cosines = (vectors[[index[p] for p in pair_predictions]] * vectors[[index[r] for r in pair_references]]
+                   ).sum(dim=-1)
+        results.append(chunk.reference_maxima(cosines).cpu())
         if progress is not None:
-            progress(len(chunk_predictions))
+            progress(len(chunk.predictions))
     return torch.cat(results)
