@@ -58,7 +58,7 @@ def run_ours(args: argparse.Namespace, precision: str, queue: multiprocessing.Qu
     _setup(args.threads)
     from bertscore_common import packaged_model
 
-    from _core.core_bertscore_run import score_corpus, token_weights
+    from metrics._core.core_bertscore_run import score_corpus, token_weights
 
     predictions, references = corpus(args.systems, args.segments)
     loaded = packaged_model(precision=precision)
@@ -103,7 +103,7 @@ def padded_tokens(args: argparse.Namespace) -> tuple[int, int, int]:
     """
     from bertscore_common import packaged_model
 
-    from _core.core_embed import encode_text, length_batches
+    from metrics._core.core_embed import encode_text, length_batches
 
     predictions, references = corpus(args.systems, args.segments)
     tokenizer = packaged_model().tokenizer
@@ -122,9 +122,9 @@ def forward_rate(args: argparse.Namespace, tokens: int) -> tuple[float, float, f
     import torch
     from bertscore_common import packaged_model
 
-    from _core.core_embed import embed_texts, encode_text
-    from _core.core_models import truncated_model
-    from _core.core_onednn import OneDnnLinear
+    from metrics._core.core_embed import embed_texts, encode_text
+    from metrics._core.core_models import truncated_model
+    from metrics._core.core_onednn import OneDnnLinear
 
     predictions, references = corpus(args.systems, args.segments)
     loaded = packaged_model()

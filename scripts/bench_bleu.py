@@ -15,52 +15,12 @@ Peak memory is measured with tracemalloc in a separate pass.
 from __future__ import annotations
 
 import argparse
-import importlib
-import statistics
 import sys
-import time
-import tracemalloc
-from collections.abc import Callable
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-DATA = ROOT.parent / "shared" / "data" / "wmt17-en-de"
+import project
 
-from metrics._core import core_bleu, core_mt_tokenizers  # noqa: E402
-
-
-def read_lines(path: Path) -> list[str]:
-    with open(path, encoding="utf-8", newline="\n") as handle:
-        return [line[:-1] if line.endswith("\n") else line for line in handle]
-
-
-def clear_caches(tokenizers_module, bleu_module) -> None:
-    """Forget every tokenized text and every reference's n-gram counts (a fresh process)."""
-    for name in ("tokenize_13a", "tokenize_intl", "tokenize_zh", "tokenize_char", "tokenize_none"):
-        getattr(tokenizers_module, name).cache_clear()
-    bleu_module._cached_reference_counts.cache_clear()
-
-
-def timed(run: Callable[[], list[float]], repeats: int, before: Callable[[], None] | None = None):
-    times, scores = [], None
-    for _ in range(repeats):
-        if before:
-            before()
-        start = time.perf_counter()
-        scores = run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), scores
-
-
-def peak_memory(run: Callable[[], object], before: Callable[[], None] | None = None) -> float:
-    if before:
-        before()
-    tracemalloc.start()
-    run()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak / 2**20
+from metrics._core import core_bleu  # noqa: E402
+from metrics._core.core_process import clear_caches  # noqa: E402
 
 
 def main() -> int:
@@ -68,21 +28,14 @@ def main() -> int:
     parser.add_argument("--tokenize", nargs="+", default=["13a", "intl", "zh", "char", "none"])
     parser.add_argument("--repeats", type=int, default=3)
     arguments = parser.parse_args()
-    if not DATA.is_dir():
-        print(f"bench_bleu: {DATA} not found (../shared/data beside the project)", file=sys.stderr)
-        return 1
-
     import evaluate
     import sacrebleu
     from sacrebleu.metrics.bleu import BLEU
 
-    references = read_lines(DATA / "newstest2017.ref.de")
-    systems = [read_lines(path) for path in sorted((DATA / "systems").glob("*.de"))]
+    references, by_system = project.wmt17()
+    systems = list(by_system.values())
     reference_lists = [[reference] for reference in references]
-    module = evaluate.load(str(ROOT / "metrics" / "sacrebleu"))
-    package = type(module).__module__.rsplit(".", 1)[0]
-    module_tokenizers = importlib.import_module(package + ".core_mt_tokenizers")
-    module_bleu = importlib.import_module(package + ".core_bleu")
+    module = evaluate.load(str(project.ROOT / "metrics" / "sacrebleu"))
     schema = core_bleu.bleu_schema("sacrebleu", 4)
 
     print(f"corpus BLEU, {len(systems)} WMT17 en-de systems x {len(references)} segments, median of "
@@ -114,18 +67,18 @@ def main() -> int:
         approaches = [
             ("sacrebleu.corpus_bleu", run_sacrebleu, None),
             ("sacrebleu BLEU(references=...) cache", run_sacrebleu_cached, None),
-            ("ours: core, cold caches", run_core, lambda: clear_caches(core_mt_tokenizers, core_bleu)),
+            ("ours: core, cold caches", run_core, clear_caches),
             ("ours: core, warm caches", run_core, None),
-            ("ours: evaluate.load(...).compute, cold", run_module, lambda: clear_caches(module_tokenizers, module_bleu)),
+            ("ours: evaluate.load(...).compute, cold", run_module, clear_caches),
             ("ours: evaluate.load(...).compute, warm", run_module, None),
         ]
-        baseline_seconds, expected = timed(run_sacrebleu, arguments.repeats)
+        baseline_seconds, expected = project.timed(run_sacrebleu, arguments.repeats)
         for label, run, before in approaches:
-            seconds, scores = (baseline_seconds, expected) if run is run_sacrebleu else timed(run, arguments.repeats, before)
+            seconds, scores = (baseline_seconds, expected) if run is run_sacrebleu else project.timed(run, arguments.repeats, before)
             if scores != expected:
                 print(f"{tokenize:5} {label}: scores differ from sacreBLEU's", file=sys.stderr)
                 return 1
-            memory = peak_memory(run, before)
+            memory = project.peak_mib(run, before)
             print(f"{tokenize:5} {label:34} {seconds:8.2f} {baseline_seconds / seconds:6.2f} {memory:9.1f}")
         print()
     print("all scores identical to sacreBLEU's (exact float equality)")

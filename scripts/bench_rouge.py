@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: our ROUGE against rouge-score, side by side in one run, on the CNN/DailyMail summaries.
 
-    python scripts/bench_rouge.py [--data ../shared/data] [--system pointer-gen-cov] [--repeats 3]
+    python scripts/bench_rouge.py [--system pointer-gen-cov] [--repeats 3]
 
 1. The four default types (rouge1, rouge2, rougeL, rougeLsum) with the stemmer on all 11,490 pairs: rouge-score's
    RougeScorer.score, our core (rouge_rows), and our module through evaluate.load(...).compute(use_aggregator=False);
@@ -15,49 +15,16 @@ rouge-score time / our time. Peak memory: tracemalloc peak of one run on the fir
 from __future__ import annotations
 
 import argparse
-import gc
-import gzip
-import json
-import statistics
 import sys
-import time
-import tracemalloc
-from collections.abc import Callable
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import project
+from project import peak_mib, timed
 
-from metrics._core import core_rouge_tokenize  # noqa: E402
+from metrics._core.core_process import clear_caches  # noqa: E402
 from metrics._core.core_rouge import RougeOptions, rouge_rows  # noqa: E402
 from metrics._core.core_rouge_tokenize import make_tokenizer  # noqa: E402
 
 TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
-
-
-def timed(function: Callable[[], object], repeats: int, before: Callable[[], None] = lambda: None) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeats):
-        before()
-        gc.collect()
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
-
-
-def peak_mib(function: Callable[[], object], before: Callable[[], None] = lambda: None) -> float:
-    before()
-    gc.collect()
-    tracemalloc.start()
-    function()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak / 2**20
-
-
-def clear_stem_cache() -> None:
-    core_rouge_tokenize._stem_cache.clear()
 
 
 def rouge_score_rows(scorer, predictions: list[str], references: list[str]) -> list[list[float]]:
@@ -85,7 +52,6 @@ def long_pairs(records: list[dict], system: str, lengths: list[int]) -> list[tup
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--system", default="pointer-gen-cov")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--oracle-repeats", type=int, default=1, help="runs of rouge-score (slow)")
@@ -95,9 +61,7 @@ def main() -> int:
 
     from rouge_score import rouge_scorer
 
-    path = arguments.data / "cnndm-see2017" / "test.jsonl.gz"
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        records = [json.loads(line) for line in handle]
+    records = project.cnndm()
     predictions = [record[arguments.system] for record in records]
     references = [record["reference"] for record in records]
     nested = [[reference] for reference in references]
@@ -108,16 +72,16 @@ def main() -> int:
         lambda: rouge_score_rows(rouge_scorer.RougeScorer(list(TYPES), use_stemmer=True), predictions, references),
         arguments.oracle_repeats,
     )
-    ours_time, ours = timed(lambda: rouge_rows(predictions, nested, options), arguments.repeats, clear_stem_cache)
+    ours_time, ours = timed(lambda: rouge_rows(predictions, nested, options), arguments.repeats, clear_caches)
     identical = [row[:-1] for row in ours] == oracle  # type: ignore[union-attr]
 
     import evaluate
 
-    module = evaluate.load(str(ROOT / "metrics" / "rouge"))
+    module = evaluate.load(str(project.ROOT / "metrics" / "rouge"))
     module_time, _ = timed(
         lambda: module.compute(predictions=predictions, references=references, use_stemmer=True, use_aggregator=False),
         arguments.repeats,
-        clear_stem_cache,
+        clear_caches,
     )
     print(f"  rouge-score                      {oracle_time:8.2f} s")
     print(f"  ours, core                       {ours_time:8.2f} s   ratio {oracle_time / ours_time:6.1f}x")
@@ -130,7 +94,7 @@ def main() -> int:
             rouge_scorer.RougeScorer(list(TYPES), use_stemmer=True), predictions[subset], references[subset]
         )
     )
-    ours_peak = peak_mib(lambda: rouge_rows(predictions[subset], nested[subset], options), clear_stem_cache)
+    ours_peak = peak_mib(lambda: rouge_rows(predictions[subset], nested[subset], options), clear_caches)
     print(f"  peak traced memory, first {arguments.memory_pairs} pairs: rouge-score {oracle_peak:.1f} MiB, ours {ours_peak:.1f} MiB")
 
     lengths = [int(value) for value in arguments.long_lengths.split(",")]

@@ -29,14 +29,9 @@ import time
 from itertools import cycle, islice
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "data"
+from project import ROOT, SHARED_DATA as DATA, read_lines
+
 BATCH = 10_000
-
-
-def read_lines(path: Path) -> list[str]:
-    with open(path, encoding="utf-8", newline="\n") as handle:
-        return [line[:-1] if line.endswith("\n") else line for line in handle]
 
 
 def source_pairs(metric: str) -> list[tuple[str, list[str]]]:

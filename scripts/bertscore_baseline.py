@@ -34,9 +34,9 @@ def main() -> None:
 
     import torch
 
-    from _core.core_bertscore import uniform_weights
-    from _core.core_bertscore_run import score_corpus
-    from _core.core_models import PACKAGED_MODEL_NAME
+    from metrics._core.core_bertscore import uniform_weights
+    from metrics._core.core_bertscore_run import score_corpus
+    from metrics._core.core_models import PACKAGED_MODEL_NAME
 
     torch.set_num_threads(args.threads)
     references, systems = wmt17()

@@ -46,8 +46,8 @@ def main() -> None:
     import sacrebleu
     import torch
 
-    from _core.core_bertscore import uniform_weights
-    from _core.core_bertscore_run import score_corpus
+    from metrics._core.core_bertscore import uniform_weights
+    from metrics._core.core_bertscore_run import score_corpus
 
     torch.set_num_threads(args.threads)
     references, systems = wmt17()

@@ -11,9 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import score  # noqa: E402
+import score
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 

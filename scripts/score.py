@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""Score predictions against references with the project's metrics; print a table or JSON.
+"""Score outputs with the project's metrics; print a table or JSON.
 
-Text files hold one segment per line; give several reference files for several
-references per prediction. JSONL holds one object per line with a prediction
-field and a reference field (a string or a list of strings).
+Text files hold one segment per line; give several reference files for several references per prediction,
+and a source file for metrics that read sources (e.g. SARI). JSONL holds one object per line; `--field
+column=key` maps an input column of the metrics (predictions, references, sources, ...) to a key of the
+objects (defaults: predictions <- prediction, references <- references or reference, sources <- source).
+Without `-m`, every metric whose inputs the data can fill is run (text metrics for text, label metrics for
+labels); metrics named with `-m` must fit the data, or the command stops before scoring anything.
 
     python scripts/score.py -p hyp.txt -r ref1.txt ref2.txt -m bleu sacrebleu
     python scripts/score.py --jsonl data.jsonl -m sacrebleu -o sacrebleu.tokenize=intl -o sacrebleu.confidence=true
-    python scripts/score.py -p hyp.txt -r ref.txt --format json
+    python scripts/score.py --jsonl labels.jsonl -m accuracy f1 -o f1.average=macro --format json
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from project import ROOT, read_lines
+
 METRICS_DIR = ROOT / "metrics"
 
 
@@ -34,35 +38,61 @@ def available_metrics() -> list[str]:
     )
 
 
-def read_segments(path: Path) -> list[str]:
-    """One segment per line, newline removed (other whitespace kept, as sacreBLEU reads files)."""
-    with open(path, encoding="utf-8", newline="\n") as handle:
-        return [line[:-1] if line.endswith("\n") else line for line in handle]
+Columns = dict[str, list[Any]]
+DEFAULT_FIELDS = {"predictions": ("prediction", "predictions"), "references": ("references", "reference"),
+                  "sources": ("source", "sources")}
 
 
-def read_text_files(prediction_file: Path, reference_files: Sequence[Path]) -> tuple[list[str], list[list[str]]]:
-    predictions = read_segments(prediction_file)
-    streams = [read_segments(path) for path in reference_files]
-    for path, stream in zip(reference_files, streams, strict=True):
+def read_text_files(prediction_file: Path, reference_files: Sequence[Path], source_file: Path | None) -> Columns:
+    """Line-aligned text files as input columns (references: one list per prediction)."""
+    predictions = read_lines(prediction_file)
+    columns: Columns = {"predictions": predictions}
+    named = [(path, read_lines(path)) for path in (*reference_files, *([source_file] if source_file else []))]
+    for path, stream in named:
         if len(stream) != len(predictions):
             raise SystemExit(f"score: {path} has {len(stream)} lines but {prediction_file} has {len(predictions)}")
-    return predictions, [list(references) for references in zip(*streams)]
+    if reference_files:
+        columns["references"] = [list(group) for group in zip(*(stream for _, stream in named[:len(reference_files)]))]
+    if source_file is not None:
+        columns["sources"] = named[-1][1]
+    return columns
 
 
-def read_jsonl(path: Path, prediction_field: str, reference_field: str) -> tuple[list[str], list[list[str]]]:
-    predictions, references = [], []
+def read_jsonl(path: Path, fields: Mapping[str, Sequence[str]]) -> Columns:
+    """JSONL objects as input columns: for each column, the first of its keys that the first object has."""
+    records = []
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            record = json.loads(line)
-            for field in (prediction_field, reference_field):
-                if field not in record:
-                    raise SystemExit(f"score: {path}:{number} has no field {field!r}")
-            reference = record[reference_field]
-            predictions.append(record[prediction_field])
-            references.append([reference] if isinstance(reference, str) else list(reference))
-    return predictions, references
+            if line.strip():
+                try:
+                    records.append((number, json.loads(line)))
+                except json.JSONDecodeError as error:
+                    raise SystemExit(f"score: {path}:{number} is not JSON: {error}") from None
+    if not records:
+        raise SystemExit(f"score: {path} holds no records")
+    columns: Columns = {}
+    for column, keys in fields.items():
+        key = next((key for key in keys if key in records[0][1]), None)
+        if key is None:
+            continue
+        values = []
+        for number, record in records:
+            if key not in record:
+                raise SystemExit(f"score: {path}:{number} has no field {key!r} (column {column!r})")
+            values.append(record[key])
+        columns[column] = values
+    return columns
+
+
+def parse_fields(pairs: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """``column=key`` pairs over the default field names."""
+    fields = dict(DEFAULT_FIELDS)
+    for pair in pairs:
+        column, separator, key = pair.partition("=")
+        if not separator or not column or not key:
+            raise SystemExit(f"score: field {pair!r} is not of the form column=key")
+        fields[column] = (key,)
+    return fields
 
 
 def parse_options(pairs: Sequence[str], metrics: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -83,16 +113,38 @@ def parse_options(pairs: Sequence[str], metrics: Sequence[str]) -> dict[str, dic
     return options
 
 
-def score(
-    predictions: list[str], references: list[list[str]], options: Mapping[str, Mapping[str, Any]]
-) -> dict[str, dict[str, Any]]:
-    """Each metric's result (metric name -> result dict), metrics loaded from metrics/ with evaluate.load."""
+def load_fitting(names: Sequence[str], columns: Columns, explicit: bool) -> dict[str, Any]:
+    """The metric modules whose inputs the columns fill (checked before any scoring); with ``explicit`` names a
+    metric that does not fit stops the command, otherwise it is left out."""
     import evaluate
 
-    results = {}
-    for name, metric_options in options.items():
+    modules = {}
+    for name in names:
         module = evaluate.load(str(METRICS_DIR / name))
-        results[name] = module.compute(predictions=predictions, references=references, **metric_options)
+        needed = module.inputs.columns
+        missing = [column for column in needed if column not in columns]
+        problem = f"needs the input columns {missing}" if missing else None
+        if problem is None:
+            try:
+                module.inputs.check(name, {column: columns[column] for column in needed})
+            except (TypeError, ValueError) as error:
+                problem = str(error)
+        if problem is None:
+            modules[name] = module
+        elif explicit:
+            raise SystemExit(f"score: {name} cannot score this data: {problem}")
+    if not modules:
+        raise SystemExit(f"score: no metric fits the data's columns {sorted(columns)}")
+    return modules
+
+
+def score(modules: Mapping[str, Any], columns: Columns, options: Mapping[str, Mapping[str, Any]]
+          ) -> dict[str, dict[str, Any]]:
+    """Each metric's result (metric name -> result dict)."""
+    results = {}
+    for name, module in modules.items():
+        inputs = {column: columns[column] for column in module.inputs.columns}
+        results[name] = module.compute(**inputs, **options.get(name, {}))
     return results
 
 
@@ -132,9 +184,10 @@ def build_parser() -> argparse.ArgumentParser:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("-p", "--predictions", type=Path, help="text file, one prediction per line")
     source.add_argument("--jsonl", type=Path, help="JSONL file with predictions and references")
-    parser.add_argument("-r", "--references", type=Path, nargs="+", help="reference text file(s), line-aligned")
-    parser.add_argument("--prediction-field", default="prediction", help="JSONL field of the prediction")
-    parser.add_argument("--reference-field", default="references", help="JSONL field of the reference(s)")
+    parser.add_argument("-r", "--references", type=Path, nargs="+", default=[],
+                        help="reference text file(s), line-aligned")
+    parser.add_argument("-s", "--sources", type=Path, help="source text file, line-aligned")
+    parser.add_argument("--field", action="append", default=[], help="JSONL column=key (repeatable)")
     parser.add_argument("-m", "--metrics", nargs="+", default=None, help="metric names (default: all)")
     parser.add_argument("-o", "--option", action="append", default=[], help="metric.key=value (repeatable)")
     parser.add_argument("--format", choices=("table", "json"), default="table")
@@ -149,13 +202,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [name for name in metrics if name not in known]
     if unknown:
         raise SystemExit(f"score: unknown metrics {unknown}; available: {known}")
+    options = parse_options(arguments.option, metrics)
     if arguments.jsonl:
-        predictions, references = read_jsonl(arguments.jsonl, arguments.prediction_field, arguments.reference_field)
+        columns = read_jsonl(arguments.jsonl, parse_fields(arguments.field))
     else:
-        if not arguments.references:
-            raise SystemExit("score: give --references with --predictions")
-        predictions, references = read_text_files(arguments.predictions, arguments.references)
-    results = score(predictions, references, parse_options(arguments.option, metrics))
+        columns = read_text_files(arguments.predictions, arguments.references, arguments.sources)
+    modules = load_fitting(metrics, columns, explicit=arguments.metrics is not None)
+    results = score(modules, columns, options)
     if arguments.format == "json":
         print(json.dumps(results, indent=2, ensure_ascii=False))
     else:

@@ -7,13 +7,16 @@ import math
 import random
 import shutil
 import sys
+import uuid
 from pathlib import Path
+
+import evaluate
 
 import pytest
 import torch
 
 from bertscore_oracle import as_tensor, max_diff, oracle_scores, packaged_model_path
-from conftest import load_metric
+from conftest import METRICS_DIR, load_metric
 
 SUBSET = 48  # pairs per parity check in the default run; the slow tests use all 3,004
 TOLERANCE = 1e-6
@@ -236,6 +239,36 @@ def test_missing_baseline_for_the_model(bertscore, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="`baseline_path` .* does not exist"):
         bertscore.compute(predictions=["a"], references=["b"], rescale_with_baseline=True,
                           baseline_path=str(tmp_path / "missing.tsv"))
+
+
+BASELINE_HEADER = "LAYER,P,R,F\n"
+
+
+@pytest.mark.parametrize(
+    ("rows", "options", "message"),
+    [
+        # 4 rows (layers 0..3) cannot rescale all 7 layers of the 6-layer model
+        ("0,0.3,0.3,0.3\n1,0.4,0.4,0.4\n2,0.5,0.5,0.5\n3,0.5,0.5,0.5\n", {"all_layers": True},
+         r"the baseline has rows for 4 layers but rescaling needs all 7 layers \(0..6\)"),
+        ("0,0.3,0.3,0.3\n1,0.4,0.4,0.4\n", {"num_layers": 3}, r"has rows for 2 layers but rescaling needs layer 3"),
+        ("0,0.3,0.3,0.3\n1,0.4,1.0,0.4\n", {"num_layers": 1}, r"has R=1.0 for layer 1; baselines must be finite"),
+        ("0,0.3,0.3,0.3\n1,nan,0.4,0.4\n", {"num_layers": 1}, r"has P=nan for layer 1; baselines must be finite"),
+        ("0,0.3,0.3\n", {"num_layers": 0}, r"row of layer 0 has 2 values, not 3"),
+    ],
+)
+def test_a_bad_baseline_file_is_refused_before_scoring(bertscore, tmp_path: Path, rows: str, options, message) -> None:
+    path = tmp_path / "baseline.tsv"
+    path.write_text(BASELINE_HEADER + rows, encoding="utf-8")
+    module = evaluate.load(str(METRICS_DIR / "bertscore"), experiment_id=uuid.uuid4().hex)
+    module.add_batch(predictions=["a"], references=["b"])
+    with pytest.raises(ValueError, match=message):
+        module.compute(rescale_with_baseline=True, baseline_path=str(path), **options)
+    assert module.compute()["f1"] == bertscore.compute(predictions=["a"], references=["b"])["f1"]  # nothing lost
+
+
+def test_a_directory_as_baseline_path(bertscore, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="`baseline_path` .* is a directory; pass the baseline file"):
+        bertscore.compute(predictions=["a"], references=["b"], rescale_with_baseline=True, baseline_path=str(tmp_path))
 
 
 def test_model_not_available_offline(bertscore) -> None:

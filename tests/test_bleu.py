@@ -12,7 +12,7 @@ import pytest
 import sacrebleu
 
 from conftest import load_metric
-from generated_text import random_corpus
+from generated_text import padded_streams, random_corpus
 from metrics._core.core_mt_tokenizers import tokenize_13a
 
 
@@ -60,6 +60,13 @@ def nmt_compute_bleu(references: list[list[list[str]]], translations: list[list[
     }
 
 
+def nmt_bleu_of_texts(predictions: list[str], references: list[list[str]], max_order: int, smooth: bool) -> dict:
+    """:func:`nmt_compute_bleu` of texts tokenized with 13a (evaluate's bleu's default tokenizer)."""
+    return nmt_compute_bleu(
+        [[tokenize_13a(r) for r in refs] for refs in references], [tokenize_13a(p) for p in predictions], max_order, smooth
+    )
+
+
 PUBLISHED_PREDICTIONS = ["hello there general kenobi", "foo bar foobar"]
 PUBLISHED_REFERENCES = [["hello there general kenobi", "hello there !"], ["foo bar foobar"]]
 
@@ -104,12 +111,7 @@ def test_evaluate_compatible_equals_nmt_on_generated_corpora(smooth: bool) -> No
     for case in range(60):
         predictions, references = random_corpus(rng, rng.randint(1, 8))
         max_order = rng.randint(1, 5)
-        expected = nmt_compute_bleu(
-            [[tokenize_13a(r) for r in refs] for refs in references],
-            [tokenize_13a(p) for p in predictions],
-            max_order,
-            smooth,
-        )
+        expected = nmt_bleu_of_texts(predictions, references, max_order, smooth)
         ours = metric.compute(
             predictions=predictions,
             references=references,
@@ -130,12 +132,7 @@ def test_evaluate_compatible_equals_nmt_on_core_corpora() -> None:
         options = BleuOptions(max_order=rng.randint(1, 4), smooth=rng.random() < 0.5, evaluate_compatible=True)
         rows = bleu_rows(predictions, references, options)
         ours = bleu_from_totals(bleu_schema("bleu", options.max_order).totals_of_rows(rows, "s"), options)
-        expected = nmt_compute_bleu(
-            [[tokenize_13a(r) for r in refs] for refs in references],
-            [tokenize_13a(p) for p in predictions],
-            options.max_order,
-            options.smooth,
-        )
+        expected = nmt_bleu_of_texts(predictions, references, options.max_order, options.smooth)
         assert ours == expected, f"case {case}"
 
 
@@ -149,9 +146,9 @@ def test_default_equals_sacrebleu_on_generated_corpora(smooth: bool) -> None:
         # sacreBLEU strips trailing whitespace before tokenizing; evaluate's bleu does not
         predictions = [p.rstrip() for p in predictions]
         references = [[r.rstrip() for r in refs] for refs in references]
-        width = max(len(refs) for refs in references)
-        streams = [[refs[i] if i < len(refs) else None for refs in references] for i in range(width)]
-        theirs = sacrebleu.corpus_bleu(predictions, streams, smooth_method="add-k" if smooth else "none")
+        theirs = sacrebleu.corpus_bleu(
+            predictions, padded_streams(references), smooth_method="add-k" if smooth else "none"
+        )
         ours = metric.compute(predictions=predictions, references=references, smooth=smooth)
         assert ours["bleu"] * 100 == pytest.approx(theirs.score, rel=1e-12, abs=1e-12), f"case {case}"
         assert (ours["translation_length"], ours["reference_length"]) == (theirs.sys_len, theirs.ref_len)
@@ -168,9 +165,7 @@ def test_wmt17_with_two_references(wmt17) -> None:
     assert ours["bleu"] * 100 == pytest.approx(theirs.score, rel=1e-12)
     assert ours["reference_length"] == theirs.ref_len
     compatible = metric.compute(predictions=hypotheses, references=paired, evaluate_compatible=True)
-    expected = nmt_compute_bleu(
-        [[tokenize_13a(r) for r in refs] for refs in paired], [tokenize_13a(h) for h in hypotheses], 4, False
-    )
+    expected = nmt_bleu_of_texts(hypotheses, paired, 4, False)
     assert compatible == expected
     assert compatible["reference_length"] < ours["reference_length"]
 

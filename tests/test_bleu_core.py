@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from metrics._core import core_bleu, core_ngrams, core_stats
+from metrics._core import core_bleu, core_mt_signature, core_ngrams, core_stats
 
 
 def test_ngram_counts_by_hand() -> None:
@@ -95,10 +95,10 @@ def test_empty_translation_scores_zero_without_dividing_by_zero() -> None:
 
 
 def test_signature_format() -> None:
-    signature = core_bleu.sacrebleu_signature(
+    signature = core_bleu.bleu_signature(
         nrefs=2, lowercase=True, effective_order=False, tokenizer="intl", smooth_method="floor", smooth_value=None
     )
-    assert signature == f"nrefs:2|case:lc|eff:no|tok:intl|smooth:floor[0.10]|version:{core_bleu.SACREBLEU_VERSION}"
+    assert signature == f"nrefs:2|case:lc|eff:no|tok:intl|smooth:floor[0.10]|version:{core_mt_signature.SACREBLEU_VERSION}"
 
 
 def test_totals_merge_and_refuse_mixed_options() -> None:

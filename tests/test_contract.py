@@ -58,6 +58,60 @@ def test_sync_check_detects_drift(tmp_path: Path) -> None:
     assert vendored.name in result.stderr
 
 
+def _copy_for_sync(tmp_path: Path) -> Path:
+    copy = tmp_path / "repo"
+    shutil.copytree(ROOT / "metrics", copy / "metrics", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "scripts", copy / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def _sync_check(copy: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(copy / "scripts" / "sync_core.py"), "--check"], capture_output=True, text=True
+    )
+
+
+def test_sync_check_refuses_an_import_across_families(tmp_path: Path) -> None:
+    """A ROUGE core module importing a model-loading module breaks the family rule."""
+    copy = _copy_for_sync(tmp_path)
+    module = copy / "metrics" / "_core" / "core_rouge.py"
+    module.write_text(module.read_text(encoding="utf-8") + "from .core_models import load_model\n", encoding="utf-8")
+    result = _sync_check(copy)
+    assert result.returncode == 1
+    assert "a 'rouge' module imports .core_models of family 'neural'" in result.stderr
+
+
+def test_sync_check_refuses_a_core_module_in_no_family(tmp_path: Path) -> None:
+    copy = _copy_for_sync(tmp_path)
+    (copy / "metrics" / "_core" / "core_orphan_thing.py").write_text('"""An orphan."""\n', encoding="utf-8")
+    result = _sync_check(copy)
+    assert result.returncode == 1 and "core_orphan_thing.py is in no family" in result.stderr
+
+
+def test_sync_check_detects_a_stale_generated_import_block(tmp_path: Path) -> None:
+    copy = _copy_for_sync(tmp_path)
+    script = copy / "metrics" / "bleu" / "bleu.py"
+    lines = script.read_text(encoding="utf-8").splitlines(keepends=True)
+    script.write_text("".join(line for line in lines if "import __name__ as _core_ngrams" not in line), encoding="utf-8")
+    result = _sync_check(copy)
+    assert result.returncode == 1 and "bleu.py: its generated import block is stale" in result.stderr
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_generated_block_imports_exactly_what_the_scripts_imports_need(name: str) -> None:
+    """Every core module a script's own imports need, directly or not, is imported (the loader copies only
+    those), and nothing else is vendored."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        sync_core = importlib.import_module("sync_core")
+    finally:
+        sys.path.pop(0)
+    source = (METRICS_DIR / name / f"{name}.py").read_text(encoding="utf-8")
+    imported = {module for _, module, _ in sync_core.relative_imports(source) if module.startswith("core_")}
+    assert imported == sync_core.dependency_closure(imported)
+    assert imported == {path.stem for path in (METRICS_DIR / name).glob("core_*.py")}
+
+
 _ISOLATED_LOAD = """
 import socket, sys
 def blocked(*args, **kwargs):

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import METRICS_DIR, load_metric
 
-torch = pytest.importorskip("torch")
+import torch
 
 CORPUS_METRICS = ("bleu", "sacrebleu", "rouge")
 
@@ -106,7 +106,7 @@ def test_model_metrics_score_shards_per_process_and_gather(name: str, wmt17, tmp
 
 @pytest.mark.loopback
 def test_ray_partitions_merge_to_the_corpus_score(wmt17) -> None:
-    ray = pytest.importorskip("ray", reason="Ray is not installed: pip install ray (tests/requirements.txt)")
+    import ray
     references, systems = wmt17
     predictions = systems["uedin-nmt.4722"]
     folder = str(METRICS_DIR / "sacrebleu")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import tracemalloc
 from collections import Counter
 from itertools import combinations
 
@@ -72,7 +73,7 @@ def test_lcs_indices_hand_computed() -> None:
 
 def test_lcs_indices_follow_rouge_score_backtracking() -> None:
     """Among several LCSs, the same one as rouge-score's _backtrack_norec (oracle)."""
-    rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
+    from rouge_score import rouge_scorer
     rng = random.Random(11)
     for _ in range(3000):
         ref = [rng.choice("abc") for _ in range(rng.randint(1, 14))]
@@ -238,3 +239,53 @@ def test_rouge_lsum_lin_2004_union_example() -> None:
     options = whitespace_options("rougeLsum")
     (row,) = rouge_rows(["w1 w2 w6 w7 w8\nw1 w3 w8 w9 w5"], [["w1 w2 w3 w4 w5"]], options)
     assert row[:2] == [4 / 10, 4 / 5]
+
+
+def test_checkpointed_walk_finds_the_same_lcs_positions() -> None:
+    """Long texts are walked back from checkpoint rows; the positions equal those of the full table's walk."""
+    rng = random.Random(41)
+    for _ in range(2000):
+        vocabulary = [f"w{index}" for index in range(rng.randint(2, 30))]
+        reference = [rng.choice(vocabulary) for _ in range(rng.randint(0, 60))]
+        candidate = [rng.choice(vocabulary) for _ in range(rng.randint(0, 60))]
+        masks = match_masks(candidate)
+        assert lcs_indices(reference, candidate, masks, full_table_cells=0) == lcs_indices(
+            reference, candidate, masks, full_table_cells=1 << 62
+        )
+
+
+def test_lcs_walk_memory_grows_with_the_square_root_of_the_reference() -> None:
+    """20,000 x 20,000 tokens: the full table holds 20,001 rows of 20,000 bits (50 MB); the checkpointed walk
+    about 2 x 142 rows (0.7 MB) plus the candidate's match masks (30 words x 2.5 KB)."""
+    rng = random.Random(42)
+    vocabulary = [f"w{index}" for index in range(30)]
+    reference = [rng.choice(vocabulary) for _ in range(20_000)]
+    candidate = [rng.choice(vocabulary) for _ in range(20_000)]
+    masks = match_masks(candidate)
+    peaks = {}
+    for label, cells in (("checkpoints", None), ("full table", 1 << 62)):
+        tracemalloc.start()
+        try:
+            found = lcs_indices(reference, candidate, masks, **({} if cells is None else {"full_table_cells": cells}))
+            peaks[label] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        peaks[label + " positions"] = found
+    assert peaks["checkpoints positions"] == peaks["full table positions"]
+    assert peaks["full table"] > 50_000_000 and peaks["checkpoints"] < 3_000_000, peaks
+
+
+def test_sparse_masks_of_long_candidates_give_the_dense_results() -> None:
+    """Candidates from 4,096 tokens keep masks only for frequent tokens; lengths and positions are unchanged."""
+    rng = random.Random(43)
+    for size in (4096, 6000):
+        vocabulary = [f"w{index}" for index in range(rng.choice((20, 3000)))]
+        reference = [rng.choice(vocabulary) for _ in range(size)]
+        candidate = [rng.choice(vocabulary) for _ in range(size)]
+        sparse = match_masks(candidate)
+        dense: dict[str, int] = {}
+        for position, token in enumerate(candidate):
+            dense[token] = dense.get(token, 0) | (1 << position)
+        assert type(sparse).__name__ == "SparseMasks"
+        assert lcs_length(reference, sparse, size) == lcs_length(reference, dense, size)
+        assert lcs_indices(reference, candidate, sparse) == lcs_indices(reference, candidate, dense)

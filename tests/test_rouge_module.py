@@ -169,7 +169,7 @@ def test_non_bool_use_stemmer(rouge) -> None:
 
 
 def test_example_stats_with_datasets_map(rouge) -> None:
-    datasets = pytest.importorskip("datasets")
+    import datasets
     dataset = datasets.Dataset.from_dict({"prediction": PREDICTIONS, "reference": REFERENCES})
     stats = dataset.map(
         lambda batch: rouge.example_stats(batch["prediction"], batch["reference"], use_stemmer=True),

@@ -6,32 +6,26 @@ are bit-identical).
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 import random
 from pathlib import Path
 
 import pytest
 
+from cnndm_data import SYSTEMS, cnndm_or_skip
 from conftest import load_metric
 from metrics._core.core_rouge import RougeOptions, rouge_rows
 from metrics._core.core_rouge_tokenize import make_tokenizer
 
-rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer", reason="rouge-score (the oracle) is not installed")
+from rouge_score import rouge_scorer
 
 TOLERANCE = 1e-12
 DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
-SYSTEMS = ("baseline", "pointer-gen", "pointer-gen-cov")
 
 
 @pytest.fixture(scope="module")
 def cnndm(shared_data: Path) -> list[dict]:
-    path = shared_data / "cnndm-see2017" / "test.jsonl.gz"
-    if not path.is_file():
-        pytest.skip(f"CNN/DailyMail summaries not found at {path}")
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle]
+    return cnndm_or_skip(shared_data)
 
 
 class CallableTokenizer:
@@ -208,7 +202,7 @@ def test_pooled_mode_matches_oracle_components() -> None:
     and LCS table, summed over references by hand."""
     from collections import Counter
 
-    tokenizers = pytest.importorskip("rouge_score.tokenizers")
+    from rouge_score import tokenizers
     tokenize = tokenizers.DefaultTokenizer(use_stemmer=True).tokenize
     predictions, references = generated_cases(4242, 600)
     nested = [[reference] if isinstance(reference, str) else reference for reference in references]

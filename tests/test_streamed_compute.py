@@ -1,11 +1,12 @@
-"""compute() after add_batch reduces evaluate's cache one batch at a time (metrics/_core/core_streaming.py).
+"""compute() after add_batch reduces evaluate's cache one batch at a time (metrics/_core/core_streaming.py and
+core_metric.py).
 
 For bleu, sacrebleu and rouge the result equals the one-shot result and the oracle (sacreBLEU, tensorflow/nmt's
 BLEU as transcribed in test_bleu, rouge-score) whatever the add_batch sizes, evaluate's Arrow writer batch size
-and the streaming batch size; options that need every example (bootstrap, paired tests) still work through
-evaluate's materialising path; evaluate's cache handling (in-memory mode, cache files removed, the module
-reusable) is kept; and the streamed path never holds more than one batch of text (checked by instrumenting
-the reduction and by tracing Python allocations).
+and the streaming batch size; options that need every example (bootstrap, paired tests) keep every example's
+statistics row, not its text, and stream too; evaluate's cache handling (in-memory mode, cache files removed,
+the module reusable) is kept; and the streamed path never holds more than one batch of text (checked by
+instrumenting the reduction and by tracing Python allocations).
 """
 
 from __future__ import annotations
@@ -119,7 +120,8 @@ def test_streamed_options_bound_with_configure() -> None:
 
 
 def test_sacrebleu_confidence_and_paired_test_after_add_batch() -> None:
-    """Bootstrap and paired tests need all rows at once: evaluate's materialising path, same results."""
+    """Bootstrap and paired tests resample every example's statistics: streamed rows, same results as one shot
+    and as evaluate's own (materialising) compute."""
     rng = random.Random(24)
     predictions, references = random_corpus(rng, 80)
     baseline, _ = random_corpus(rng, 80)
@@ -188,13 +190,15 @@ def test_corpus_wide_warnings_see_every_batch() -> None:
 
 
 def test_errors_are_evaluates() -> None:
-    metric = load_metric("bleu")
+    metric = evaluate.load(str(METRICS_DIR / "bleu"))
     metric.add_batch(predictions=["a b"], references=["a b"])
-    with pytest.raises(TypeError, match=r"Bleu._compute\(\) got an unexpected keyword argument 'nope'"):
+    with pytest.raises(TypeError, match=r"^bleu: unknown options \['nope'\]; valid options are"):
         metric.compute(nope=1)
+    assert metric.compute()["translation_length"] == 2  # the bad option lost nothing
     with pytest.raises(TypeError, match="`references` is None"):
         load_metric("bleu").compute(predictions=["a"])
-    with pytest.raises(ValueError, match="call `add` or `add_batch`"):
+    with pytest.raises(ValueError, match=r"^bleu: nothing to score: pass `predictions`, `references` to compute, "
+                                         r"or add examples with add/add_batch first"):
         evaluate.load(str(METRICS_DIR / "bleu")).compute()
     with pytest.raises(ValueError, match="stream_batch_size"):
         streamed(evaluate.load(str(METRICS_DIR / "rouge")), ["a"], ["a"], 1, 0)
@@ -248,23 +252,15 @@ def no_full_columns(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def record_batches(metric, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Lengths of the batches the streamed reduction receives."""
+    """Lengths of the batches whose statistics the reduction computes."""
     sizes: list[int] = []
-    make_plan = metric._stats_plan
+    example_rows = metric.example_rows
 
-    def recording_plan(options):
-        plan = make_plan(options)
-        if plan is not None:
-            add = plan.add
+    def recording_rows(batch, options):
+        sizes.append(len(batch["predictions"]))
+        return example_rows(batch, options)
 
-            def recording_add(predictions, references):
-                sizes.append(len(predictions))
-                add(predictions, references)
-
-            plan.add = recording_add
-        return plan
-
-    monkeypatch.setattr(metric, "_stats_plan", recording_plan)
+    monkeypatch.setattr(metric, "example_rows", recording_rows)
     return sizes
 
 
@@ -279,15 +275,27 @@ def test_reduction_never_holds_more_than_one_batch(name: str, monkeypatch: pytes
     assert max(sizes) == 10 and sum(sizes) == 103 and len(sizes) == 11
 
 
+def test_resampling_streams_too(monkeypatch: pytest.MonkeyPatch, no_full_columns) -> None:
+    """Bootstrap intervals and paired tests keep statistics rows only: the text is read one batch at a time."""
+    predictions, references = random_corpus(random.Random(31), 20)
+    baseline, _ = random_corpus(random.Random(33), 20)
+    for name, options, systems in (("rouge", {"confidence": True, "n_bootstrap": 20}, 1),
+                                   ("sacrebleu", {"baseline_predictions": baseline, "n_samples": 20}, 2)):
+        metric = evaluate.load(str(METRICS_DIR / name))
+        sizes = record_batches(metric, monkeypatch)
+        add_in_batches(metric, predictions, references, 5)
+        metric.stream_batch_size = 6
+        metric.compute(**options)
+        assert max(sizes) == 6 and sum(sizes) == 20 * systems, (name, sizes)
+
+
 def test_the_guard_catches_evaluates_materialising_path(monkeypatch: pytest.MonkeyPatch, no_full_columns) -> None:
-    """Options that need every example take evaluate's path, which reads whole columns: the guard sees it."""
+    """evaluate's own compute reads whole columns: the guard sees it (so the tests above are not vacuous)."""
     predictions, references = random_corpus(random.Random(31), 20)
     metric = evaluate.load(str(METRICS_DIR / "rouge"))
-    sizes = record_batches(metric, monkeypatch)
     add_in_batches(metric, predictions, references, 5)
     with pytest.raises(AssertionError, match="read whole"):
-        metric.compute(confidence=True)
-    assert sizes == []
+        EvaluationModule.compute(metric)
 
 
 def test_traced_memory_is_one_batch_not_the_corpus() -> None:

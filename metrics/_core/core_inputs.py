@@ -1,108 +1,168 @@
-"""Eager input checks for evaluate modules that score predictions against references.
+"""Input kinds: the shapes of metric inputs, each with its columns, its evaluate features and its checks.
 
-:class:`CheckedTextPairs` is a mixin placed before ``evaluate.Metric`` in a
-metric's bases. It validates and normalises every batch before evaluate writes
-it to its Arrow cache, so bad input fails at once with an error that names the
-argument and the example, and references always reach ``_compute`` as one list
-of strings per prediction (ragged lists allowed, ``None`` entries dropped).
-
-It also lets options be bound once with ``configure`` (``evaluate.combine``
-passes the same keyword arguments to every module, so per-metric options
-cannot go through it), builds ``compute_metrics`` hooks for
-``transformers.Trainer`` with ``for_trainer``, and keeps a module picklable
-after ``compute``: evaluate keeps the released
-file locks of the last computation, which cannot be pickled, and
-``datasets.Dataset.map(..., num_proc=N)`` pickles any function that refers to
-the module.
+A metric declares one :class:`InputKind`. The kind validates and normalises
+every batch before anything is written to evaluate's cache or scored, so bad
+input fails at once with an error that names the metric, the argument and the
+example; and it declares the ``datasets`` features evaluate writes the inputs
+with. Kinds: :data:`TEXT_PAIRS` (predictions with one or several references),
+:data:`TEXTS` (predictions alone), :data:`SOURCED_TEXT_PAIRS` (sources,
+predictions and references), :data:`LABELS` (class labels, or 0/1 label rows
+for the ``multilabel`` configuration), :data:`NUMBER_PAIRS` (real-valued
+predictions and references) and :data:`LABEL_SEQUENCES` (one sequence of
+string tags per example, as for sequence labelling).
 """
 
 from __future__ import annotations
 
-import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from .core_checks import check_text_pairs
-from .core_trainer import PredictionSource, TrainerTextMetrics, preprocess_logits_for_metrics
+from .core_checks import check_label_list, check_number_list, check_reference_lists, check_same_length
+from .core_checks import check_tag_sequences, check_text_list
+
+Columns = dict[str, list[Any]]
+BatchCheck = Callable[[str, Mapping[str, Any], bool], Columns]
 
 
-def text_pair_features() -> list[Any]:
-    """evaluate features for string predictions with one reference string, or a list of them, per prediction.
+@dataclass(frozen=True)
+class InputKind:
+    """One shape of inputs: column names, their features (by evaluate config name) and the batch check."""
 
-    ``datasets`` is imported here, not at module level, so the rest of the core stays importable without it.
-    """
+    name: str
+    columns: tuple[str, ...]
+    make_features: Callable[[str], Any]
+    check_batch: BatchCheck
+
+    def features(self, config_name: str = "default") -> Any:
+        """evaluate's features for these inputs (a list of alternatives or one ``datasets.Features``)."""
+        return self.make_features(config_name)
+
+    def check(self, metric: str, given: Mapping[str, Any], *, allow_empty: bool = False) -> Columns:
+        """Every column validated and normalised (lists; references as one list of strings per example)."""
+        return self.check_batch(metric, given, allow_empty)
+
+    def check_example(self, metric: str, given: Mapping[str, Any]) -> Columns:
+        """One example (the values of ``add``) as a checked batch of one."""
+        return self.check_batch(metric, {name: [given.get(name)] for name in self.columns}, False)
+
+    def size(self, columns: Mapping[str, Any]) -> int:
+        return len(columns[self.columns[0]])
+
+
+def _string() -> Any:
     import datasets
 
-    text = datasets.Value("string", id="sequence")
+    return datasets.Value("string", id="sequence")
+
+
+def _text_pair_features(config_name: str) -> list[Any]:
+    import datasets
+
     return [
-        datasets.Features({"predictions": text, "references": datasets.Sequence(text, id="references")}),
-        datasets.Features({"predictions": text, "references": text}),
+        datasets.Features({"predictions": _string(), "references": datasets.Sequence(_string(), id="references")}),
+        datasets.Features({"predictions": _string(), "references": _string()}),
     ]
 
 
-class CheckedTextPairs:
-    """Validates ``predictions``/``references`` in ``add``, ``add_batch`` and ``compute``."""
+def _check_text_pairs(metric: str, given: Mapping[str, Any], allow_empty: bool) -> Columns:
+    predictions = check_text_list(metric, "predictions", given.get("predictions"), allow_empty=allow_empty)
+    references = check_reference_lists(metric, given.get("references"), len(predictions))
+    return {"predictions": predictions, "references": references}
 
-    name: str
-    filelocks: Any
-    preprocess_logits_for_metrics = staticmethod(preprocess_logits_for_metrics)
 
-    def _option_names(self) -> list[str]:
-        parameters = inspect.signature(self._compute).parameters  # type: ignore[attr-defined]
-        return [name for name in parameters if name not in ("predictions", "references")]
+TEXT_PAIRS = InputKind("text pairs", ("predictions", "references"), _text_pair_features, _check_text_pairs)
 
-    def configure(self, **options: Any) -> Any:
-        """Bind options for every later ``compute`` of this module (explicit ``compute`` arguments still win).
 
-        Returns the module, so ``evaluate.combine([bleu.configure(max_order=2), rouge])`` works.
-        """
-        valid = self._option_names()
-        unknown = sorted(set(options) - set(valid))
-        if unknown:
-            raise TypeError(f"{self.name}: unknown options {unknown}; valid options are {valid}")
-        self._bound_options = {**getattr(self, "_bound_options", {}), **options}
-        return self
+def _text_features(config_name: str) -> Any:
+    import datasets
 
-    def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> Any:
-        """Score the given (or added) predictions against their references (evaluate appends the inputs)."""
-        options = {**getattr(self, "_bound_options", {}), **kwargs}
-        return super().compute(predictions=predictions, references=references, **options)  # type: ignore[misc]
+    return datasets.Features({"predictions": _string()})
 
-    def for_trainer(
-        self,
-        tokenizer: Any,
-        *others: Any,
-        options: dict[str, dict[str, Any]] | None = None,
-        predictions_from: PredictionSource = "generate",
-        shift_labels: bool = False,
-    ) -> TrainerTextMetrics:
-        """A ``compute_metrics`` for ``transformers.Trainer`` scoring with this module and ``others``.
 
-        Keys are prefixed with each module's name; ``options`` maps a module name to its keyword arguments.
-        """
-        modules = {}
-        for module in (self, *others):
-            if module.name in modules:
-                raise ValueError(f"{self.name}: two metrics named {module.name!r}; use TrainerTextMetrics with prefixes")
-            modules[module.name] = module
-        return TrainerTextMetrics(
-            tokenizer, modules, options=options, predictions_from=predictions_from, shift_labels=shift_labels
-        )
+def _check_texts(metric: str, given: Mapping[str, Any], allow_empty: bool) -> Columns:
+    return {"predictions": check_text_list(metric, "predictions", given.get("predictions"), allow_empty=allow_empty)}
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        if state.get("writer") is None:
-            state["filelocks"] = None
-        return state
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+TEXTS = InputKind("texts", ("predictions",), _text_features, _check_texts)
 
-    def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
-        """Check and add a batch of predictions and references (evaluate appends the input description)."""
-        predictions, references = check_text_pairs(self.name, predictions, references)
-        super().add_batch(predictions=predictions, references=references, **kwargs)  # type: ignore[misc]
 
-    def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
-        """Check and add one prediction and its reference(s) (evaluate appends the input description)."""
-        (prediction,), (reference,) = check_text_pairs(self.name, [prediction], [reference])
-        super().add(prediction=prediction, reference=reference, **kwargs)  # type: ignore[misc]
+def _sourced_features(config_name: str) -> list[Any]:
+    import datasets
+
+    return [
+        datasets.Features({"sources": _string(), "predictions": _string(),
+                           "references": datasets.Sequence(_string(), id="references")}),
+        datasets.Features({"sources": _string(), "predictions": _string(), "references": _string()}),
+    ]
+
+
+def _check_sourced(metric: str, given: Mapping[str, Any], allow_empty: bool) -> Columns:
+    predictions = check_text_list(metric, "predictions", given.get("predictions"), allow_empty=allow_empty)
+    references = check_reference_lists(metric, given.get("references"), len(predictions))
+    sources = check_text_list(metric, "sources", given.get("sources"), allow_empty=True)
+    check_same_length(metric, ("predictions", len(predictions)), ("sources", len(sources)))
+    return {"sources": sources, "predictions": predictions, "references": references}
+
+
+SOURCED_TEXT_PAIRS = InputKind(
+    "sources, predictions and references", ("sources", "predictions", "references"), _sourced_features, _check_sourced
+)
+
+
+def _label_features(config_name: str) -> Any:
+    import datasets
+
+    label = datasets.Value("int32")
+    if config_name == "multilabel":
+        return datasets.Features({"predictions": datasets.Sequence(label), "references": datasets.Sequence(label)})
+    return datasets.Features({"predictions": label, "references": label})
+
+
+def _paired(check_values: Callable[..., list[Any]]) -> BatchCheck:
+    """A batch check of predictions and references that are each one list checked by ``check_values``."""
+
+    def check(metric: str, given: Mapping[str, Any], allow_empty: bool) -> Columns:
+        predictions = check_values(metric, "predictions", given.get("predictions"), allow_empty=allow_empty)
+        references = check_values(metric, "references", given.get("references"), allow_empty=allow_empty)
+        check_same_length(metric, ("predictions", len(predictions)), ("references", len(references)))
+        return {"predictions": predictions, "references": references}
+
+    return check
+
+
+LABELS = InputKind("labels", ("predictions", "references"), _label_features, _paired(check_label_list))
+
+
+def _number_features(config_name: str) -> Any:
+    import datasets
+
+    return datasets.Features({"predictions": datasets.Value("float64"), "references": datasets.Value("float64")})
+
+
+NUMBER_PAIRS = InputKind("number pairs", ("predictions", "references"), _number_features, _paired(check_number_list))
+
+
+def _tag_features(config_name: str) -> Any:
+    import datasets
+
+    tags = datasets.Sequence(datasets.Value("string", id="label"), id="sequence")
+    return datasets.Features({"predictions": tags, "references": tags})
+
+
+def _check_tags(metric: str, given: Mapping[str, Any], allow_empty: bool) -> Columns:
+    predictions = check_tag_sequences(metric, "predictions", given.get("predictions"), allow_empty=allow_empty)
+    references = check_tag_sequences(metric, "references", given.get("references"), allow_empty=allow_empty)
+    check_same_length(metric, ("predictions", len(predictions)), ("references", len(references)))
+    for index, (predicted, gold) in enumerate(zip(predictions, references, strict=True)):
+        if len(predicted) != len(gold):
+            raise ValueError(
+                f"{metric}: `predictions[{index}]` has {len(predicted)} tags but `references[{index}]` has "
+                f"{len(gold)}; each sequence needs one predicted tag per gold tag"
+            )
+    return {"predictions": predictions, "references": references}
+
+
+LABEL_SEQUENCES = InputKind("label sequences", ("predictions", "references"), _tag_features, _check_tags)
+
+INPUT_KINDS = (TEXT_PAIRS, TEXTS, SOURCED_TEXT_PAIRS, LABELS, NUMBER_PAIRS, LABEL_SEQUENCES)

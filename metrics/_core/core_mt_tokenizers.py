@@ -2,8 +2,9 @@
 
 Each tokenizer maps a segment to its list of tokens exactly as sacreBLEU 2.x
 does (sacreBLEU returns the tokens joined by single spaces and splits them
-later; the tokens are the same). Results are cached per tokenizer, so
-references shared by several systems are tokenized once per process.
+later; the tokens are the same). Results are cached per tokenizer in
+process-wide caches bounded in bytes (``core_process``), so references shared
+by several systems, or by several metrics, are tokenized once per process.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-_CACHE_SIZE = 2**17
+from .core_process import MIB, bounded_cache, cached_function, source_key
+
+# Bytes of tokenized segments kept per tokenizer (an estimate: list, string objects and characters).
+TOKEN_CACHE_BYTES = 64 * MIB
 
 # mteval-v13a's first rule, r'([\{-\~\[-\` -\&\(-\+\:-\@\/])' -> r' \1 ', pads every
 # character of that class with spaces; as a translation table it is one C-level pass.
@@ -115,8 +119,7 @@ def _mteval_rules(line: str) -> list[str]:
     return line.split()
 
 
-@lru_cache(maxsize=_CACHE_SIZE)
-def tokenize_13a(line: str) -> list[str]:
+def _tokenize_13a(line: str) -> list[str]:
     """mteval-v13a tokenization, the WMT standard (sacreBLEU's default)."""
     line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
     if "&" in line:
@@ -124,20 +127,17 @@ def tokenize_13a(line: str) -> list[str]:
     return _mteval_rules(f" {line} ")
 
 
-@lru_cache(maxsize=_CACHE_SIZE)
-def tokenize_zh(line: str) -> list[str]:
+def _tokenize_zh(line: str) -> list[str]:
     """Chinese characters separated one by one, the rest as mteval-v13a (without its un-escaping)."""
     return _mteval_rules(_ZH_CHARS.sub(r" \g<0> ", line.strip()))
 
 
-@lru_cache(maxsize=_CACHE_SIZE)
-def tokenize_char(line: str) -> list[str]:
+def _tokenize_char(line: str) -> list[str]:
     """Every non-whitespace character is a token."""
     return [char for char in line if not char.isspace()]
 
 
-@lru_cache(maxsize=_CACHE_SIZE)
-def tokenize_none(line: str) -> list[str]:
+def _tokenize_none(line: str) -> list[str]:
     """Whitespace splitting only."""
     return line.split()
 
@@ -161,8 +161,7 @@ def _intl_patterns() -> _IntlPatterns:
     return _IntlPatterns(regex.compile(r"\p{P}"), regex.compile(r"\p{N}"), regex.compile(r"(\p{S})"))
 
 
-@lru_cache(maxsize=_CACHE_SIZE)
-def tokenize_intl(line: str) -> list[str]:
+def _tokenize_intl(line: str) -> list[str]:
     """mteval-v14 international tokenization: split on Unicode punctuation and symbols.
 
     sacreBLEU applies ``(\\P{N})(\\p{P})`` -> ``\\1 \\2 ``, then ``(\\p{P})(\\P{N})`` -> `` \\1 \\2``, then
@@ -172,6 +171,23 @@ def tokenize_intl(line: str) -> list[str]:
     line = _space_marks_after_non_numbers(line, patterns.punctuation, patterns.is_number)
     line = _space_marks_before_non_numbers(line, patterns.punctuation, patterns.is_number)
     return patterns.symbol.sub(r" \1 ", line).split()
+
+
+def token_size(line: str, tokens: list[str]) -> int:
+    """Estimated bytes of a cached tokenization: the key string, the list and its token strings."""
+    return 2 * len(line) + 120 + 64 * len(tokens)
+
+
+def token_cache(name: str) -> Any:
+    """The process-wide cache of tokenizations by tokenizer ``name``."""
+    return bounded_cache(__file__, f"mt.tokens.{name}", TOKEN_CACHE_BYTES, token_size)
+
+
+tokenize_13a = cached_function(token_cache("13a"), _tokenize_13a)
+tokenize_zh = cached_function(token_cache("zh"), _tokenize_zh)
+tokenize_char = cached_function(token_cache("char"), _tokenize_char)
+tokenize_none = cached_function(token_cache("none"), _tokenize_none)
+tokenize_intl = cached_function(token_cache("intl"), _tokenize_intl)
 
 
 class _MecabTokenizer:
@@ -197,7 +213,7 @@ class _MecabTokenizer:
             ) from error
         self._tagger = mecab.Tagger(arguments + " -Owakati")
         self.version = self._tagger.version()
-        self._tokenize = lru_cache(maxsize=_CACHE_SIZE)(self._segment)
+        self._tokenize = cached_function(token_cache(f"{language}-mecab"), self._segment)
 
     def _segment(self, line: str) -> list[str]:
         return self._tagger.parse(line.strip()).split()
@@ -241,6 +257,20 @@ def get_tokenizer(name: str) -> MtTokenizer:
         return MtTokenizer(f"{name}-{mecab.version}-{suffix}", mecab)
     valid = ", ".join(repr(known) for known in TOKENIZER_NAMES)
     raise ValueError(f"unknown tokenizer {name!r}; valid tokenizers are {valid}")
+
+
+# Identifies this version of the tokenizers in cache keys shared with other copies of the core.
+TOKENIZERS_VERSION = source_key(__file__)
+
+
+def builtin_tokenizer_name(tokenizer: Any) -> str | None:
+    """The name of a built-in tokenizer (an :class:`MtTokenizer` or one of the tokenize_* functions)."""
+    if isinstance(tokenizer, MtTokenizer):
+        return tokenizer.name
+    for name, function in _SIMPLE_TOKENIZERS.items():
+        if tokenizer is function:
+            return name
+    return None
 
 
 def mecab_available(name: str) -> bool:

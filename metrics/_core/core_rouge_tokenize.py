@@ -4,8 +4,8 @@
 run of characters other than ``[a-z0-9]`` becomes a separator, and with the
 stemmer each token longer than three characters goes through nltk's
 ``PorterStemmer()`` (its default NLTK_EXTENSIONS mode, as rouge-score builds
-it). Stems are cached per token, so each distinct word is stemmed once per
-process. Non-Latin text is reduced to nothing by this tokenizer, exactly as by
+it). Stems are cached per token in a process-wide cache bounded in bytes, so
+each distinct word is stemmed once per process. Non-Latin text is reduced to nothing by this tokenizer, exactly as by
 rouge-score.
 
 ``unicode`` keeps every script: NFKC normalisation and case folding, words are
@@ -25,13 +25,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from .core_process import MIB, bounded_cache, object_label
+
 TOKENIZER_NAMES = ("rouge_score", "unicode")
 
 _NON_ALPHANUMERIC = re.compile(r"[^a-z0-9]+")
 _VALID_TOKEN = re.compile(r"^[a-z0-9]+$")
-_MAX_CACHED_STEMS = 1 << 20
+# Bytes of cached stems (an estimate: the word, its stem and the cache entry).
+STEM_CACHE_BYTES = 32 * MIB
 
-_stem_cache: dict[str, str] = {}
+_STEMS = bounded_cache(__file__, "rouge.stems", STEM_CACHE_BYTES, lambda token, stem: 160 + 2 * len(token))
 _stemmer: list[Any] = []
 
 
@@ -54,16 +57,15 @@ def _stem_uncached(token: str) -> str:
 
 def stem_tokens(tokens: Sequence[str]) -> list[str]:
     """rouge-score's stemming step: Porter-stem tokens longer than 3 characters, drop tokens left invalid."""
-    cache = _stem_cache
+    entries = _STEMS._entries
     try:
-        stemmed = [cache[token] for token in tokens]
+        stemmed = [entries[token][0] for token in tokens]
     except KeyError:
-        if len(cache) >= _MAX_CACHED_STEMS:
-            cache.clear()
+        find, store = entries.get, _STEMS.store
+        stemmed = []
         for token in tokens:
-            if token not in cache:
-                cache[token] = _stem_uncached(token)
-        stemmed = [cache[token] for token in tokens]
+            entry = find(token)
+            stemmed.append(store(token, _stem_uncached(token)) if entry is None else entry[0])
     if "" in stemmed:
         return [stem for stem in stemmed if stem]
     return stemmed
@@ -155,5 +157,15 @@ def make_tokenizer(tokenizer: str | Callable[[str], Sequence[str]] | Any | None,
     function = getattr(tokenizer, "tokenize", tokenizer)
     if not callable(function):
         raise TypeError("tokenizer must be a name, a callable or an object with a tokenize method")
+    return RougeTokenizer(custom_tokenizer_label(tokenizer, function), function, False)
+
+
+def custom_tokenizer_label(tokenizer: Any, function: Callable[..., Any]) -> str:
+    """A custom tokenizer's name in statistics signatures: its own ``signature()`` when it has one; otherwise
+    its name and a label of the object, so its statistics merge only with those made by the same object in this
+    process."""
+    signature = getattr(tokenizer, "signature", None)
+    if callable(signature):
+        return f"custom:{signature()}"
     name = getattr(function, "__qualname__", type(function).__qualname__)
-    return RougeTokenizer(f"custom:{name}", function, False)
+    return f"unverified:{name}:{object_label(tokenizer)}"

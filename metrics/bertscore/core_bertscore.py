@@ -29,12 +29,15 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import torch
+
+logger = logging.getLogger(__name__)
 
 PROJECT_BERTSCORE_VERSION = "0.1.0"
 
@@ -123,7 +126,29 @@ def parse_baseline(metric: str, text: str, source: str) -> torch.Tensor:
         raise ValueError(f"{metric}: baseline {source} holds a value that is not a number: {error}") from error
     if not values:
         raise ValueError(f"{metric}: baseline {source} holds no layers")
+    for layer, row in enumerate(values):
+        if len(row) != 3:
+            raise ValueError(f"{metric}: baseline {source} row of layer {layer} has {len(row)} values, not 3 (P, R, F)")
+        for measure, value in zip("PRF", row, strict=True):
+            if not math.isfinite(value) or value >= 1:
+                raise ValueError(
+                    f"{metric}: baseline {source} has {measure}={value} for layer {layer}; baselines must be finite "
+                    f"and below 1 (rescaling divides by 1 - baseline)"
+                )
     return torch.tensor(values, dtype=torch.float32)
+
+
+def check_baseline_layers(metric: str, table: torch.Tensor, num_hidden_layers: int, layer: int, *,
+                          all_layers: bool) -> None:
+    """The baseline covers the layers that will be rescaled: every layer with ``all_layers``, else ``layer``."""
+    needed = num_hidden_layers + 1 if all_layers else layer + 1
+    if table.shape[0] < needed:
+        what = f"all {needed} layers (0..{num_hidden_layers})" if all_layers else f"layer {layer}"
+        raise ValueError(f"{metric}: the baseline has rows for {table.shape[0]} layers but rescaling needs {what}; "
+                         f"pass a baseline file for this model")
+    if table.shape[0] != num_hidden_layers + 1:
+        logger.warning("%s: the baseline has %d rows but the model has %d layers", metric, table.shape[0],
+                       num_hidden_layers + 1)
 
 
 def baseline_for_layer(metric: str, table: torch.Tensor, layer: int, source: str) -> torch.Tensor:

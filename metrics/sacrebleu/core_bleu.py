@@ -15,11 +15,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Literal
 
-from .core_mt_tokenizers import MtTokenizer, get_tokenizer, tokenize_13a
+from .core_mt_signature import nrefs_label, sacrebleu_signature
+from .core_mt_tokenizers import TOKENIZERS_VERSION, MtTokenizer, builtin_tokenizer_name, get_tokenizer, tokenize_13a
 from .core_ngrams import NgramCounts, clipped_matches, max_ngram_counts, ngram_counts, ngram_totals
+from .core_options import MetricOptions, boolean, function, integer, option
+from .core_process import MIB, bounded_cache, object_label
 from .core_stats import StatField, StatsSchema
 
 ReferenceLength = Literal["closest", "shortest"]
@@ -29,11 +31,8 @@ SmoothMethod = Literal["none", "floor", "add-k", "exp"]
 # Defaults from Chen & Cherry (2014), as in sacreBLEU.
 SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 
-# The sacreBLEU release whose numbers sacrebleu_score reproduces (named in signatures).
-SACREBLEU_VERSION = "2.6.0"
-
-# References whose n-gram counts are kept per process (a few KiB each).
-_REFERENCE_CACHE_SIZE = 1 << 14
+# Bytes of references' n-gram counts kept per process (an estimate: the counter, its keys and the text).
+REFERENCE_COUNTS_CACHE_BYTES = 128 * MIB
 
 # sacreBLEU floors log(0) to this value.
 _LOG_ZERO = -9999999999
@@ -103,11 +102,12 @@ def bleu_statistics(
     )
 
 
-@lru_cache(maxsize=_REFERENCE_CACHE_SIZE)
-def _cached_reference_counts(
-    tokenize: Callable[[str], Sequence[str]], reference: str, max_order: int
-) -> ReferenceCounts:
-    return reference_counts(tokenize(reference), max_order)
+def _reference_counts_size(key: tuple[str, str, int], value: ReferenceCounts) -> int:
+    return 2 * len(key[1]) + 300 + 120 * len(value[1])
+
+
+_REFERENCE_COUNTS = bounded_cache(__file__, "mt.reference_counts", REFERENCE_COUNTS_CACHE_BYTES,
+                                  _reference_counts_size)
 
 
 def split_totals(totals: Mapping[str, Any], max_order: int) -> tuple[list[Any], list[Any], int, int]:
@@ -212,7 +212,7 @@ def bleu_score(
     }
 
 
-def sacrebleu_signature(
+def bleu_signature(
     *,
     nrefs: int | str,
     lowercase: bool,
@@ -222,26 +222,19 @@ def sacrebleu_signature(
     smooth_value: float | None,
     resampling: Mapping[str, Any] | None = None,
 ) -> str:
-    """sacreBLEU's reproducibility signature, in sacreBLEU's field order.
-
-    ``resampling`` holds the bootstrap/randomization fields (``bs``, ``ar``,
-    ``seed``) when a confidence interval or a paired test was computed.
-    """
+    """sacreBLEU's BLEU signature; ``resampling`` holds the bootstrap/randomization fields (``bs``, ``ar``,
+    ``seed``) when a confidence interval or a paired test was computed."""
     smooth = smooth_method
     default = SMOOTH_DEFAULTS[smooth_method]
     if default is not None:
         smooth += f"[{(default if smooth_value is None else smooth_value):.2f}]"
-    resampling = resampling or {}
-    fields = [("nrefs", nrefs)]
-    fields += [(key, resampling[key]) for key in ("bs", "ar", "seed") if resampling.get(key) is not None]
-    fields += [
+    fields = [
         ("case", "lc" if lowercase else "mixed"),
-        ("eff", "yes" if effective_order else "no"),
+        ("eff", effective_order),
         ("tok", tokenizer),
         ("smooth", smooth),
-        ("version", SACREBLEU_VERSION),
     ]
-    return "|".join(f"{key}:{value}" for key, value in fields)
+    return sacrebleu_signature(nrefs=nrefs, fields=fields, resampling=resampling)
 
 
 def tokenized_rows(
@@ -251,18 +244,34 @@ def tokenized_rows(
     *,
     max_order: int,
     reference_length: ReferenceLength,
+    identity: str | None,
 ) -> list[tuple[int, ...]]:
     """Per-example BLEU statistics of a corpus, each text tokenized with ``tokenize``.
 
-    References' counts are cached per process (keyed by tokenizer, text and order), so scoring several
-    systems, or every evaluation of a training run, against the same references counts them once; pass
-    as ``tokenize`` an object that compares equal across calls (the options objects do), not a fresh
-    bound method.
+    ``identity`` names what ``tokenize`` does (built-in tokenizer and case); with it, references' counts are
+    cached per process, so scoring several systems, or every evaluation of a training run, against the same
+    references counts them once. Tokenizers of unknown identity (``None``) are never cached: a cache could
+    not tell a changed or different callable from the one it saw.
     """
+    if identity is None:
+
+        def counts_of(reference: str) -> ReferenceCounts:
+            return reference_counts(tokenize(reference), max_order)
+
+    else:
+        find, store = _REFERENCE_COUNTS._entries.get, _REFERENCE_COUNTS.store
+
+        def counts_of(reference: str) -> ReferenceCounts:
+            key = (identity, reference, max_order)
+            entry = find(key)
+            if entry is None:
+                return store(key, reference_counts(tokenize(reference), max_order))
+            return entry[0]
+
     return [
         statistics_from_counts(
             tokenize(prediction),
-            [_cached_reference_counts(tokenize, reference, max_order) for reference in example_references],
+            [counts_of(reference) for reference in example_references],
             max_order=max_order,
             reference_length=reference_length,
         )
@@ -290,6 +299,10 @@ class SacreBleuOptions:
         case = "lc" if self.lowercase else "mixed"
         return f"sacrebleu|tok:{self.tokenizer.name}|case:{case}|order:{self.max_order}"
 
+    def identity(self) -> str:
+        """What the preprocessing does, for cache keys: tokenizer, tokenizers' version and case."""
+        return f"{self.tokenizer.name}@{TOKENIZERS_VERSION}|lc:{self.lowercase}"
+
     def __call__(self, text: str) -> list[str]:
         return self.preprocess(text)
 
@@ -305,7 +318,8 @@ def sacrebleu_rows(
 ) -> list[tuple[int, ...]]:
     """Per-example statistics (in :func:`bleu_schema` order) exactly as sacreBLEU extracts them."""
     return tokenized_rows(
-        predictions, references, options, max_order=options.max_order, reference_length="closest"
+        predictions, references, options, max_order=options.max_order, reference_length="closest",
+        identity=options.identity(),
     )
 
 
@@ -313,19 +327,9 @@ def sacrebleu_from_totals(
     totals: Mapping[str, Any], options: SacreBleuOptions, *, resampling: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """sacreBLEU's corpus BLEU from named totals, with its signature (naming ``resampling`` when given)."""
-    matches, counts, sys_len, ref_len = split_totals(totals, options.max_order)
-    result = sacrebleu_score(
-        matches,
-        counts,
-        sys_len,
-        ref_len,
-        smooth_method=options.smooth_method,
-        smooth_value=options.smooth_value,
-        effective_order=options.effective_order,
-    )
-    nrefs = totals["min_refs"] if totals["min_refs"] == totals["max_refs"] else "var"
-    result["signature"] = sacrebleu_signature(
-        nrefs=nrefs,
+    result = _sacrebleu_of_totals(totals, options)
+    result["signature"] = bleu_signature(
+        nrefs=nrefs_label(totals["min_refs"], totals["max_refs"]),
         lowercase=options.lowercase,
         effective_order=options.effective_order,
         tokenizer=options.tokenizer.name,
@@ -336,48 +340,68 @@ def sacrebleu_from_totals(
     return result
 
 
-def sacrebleu_score_of_row(options: SacreBleuOptions) -> Callable[[Sequence[Any]], float]:
-    """A function from one row of summed statistics (schema order) to the BLEU score, for resampling."""
-    order = options.max_order
+def sacrebleu_corpus_score(totals: Mapping[str, Any], options: SacreBleuOptions) -> float:
+    """sacreBLEU's corpus BLEU (0-100) of named totals, without the signature (for resampling)."""
+    return _sacrebleu_of_totals(totals, options)["score"]
 
-    def score(row: Sequence[Any]) -> float:
-        return sacrebleu_score(
-            [int(value) for value in row[2 : 2 + order]],
-            [int(value) for value in row[2 + order : 2 + 2 * order]],
-            int(row[0]),
-            int(row[1]),
-            smooth_method=options.smooth_method,
-            smooth_value=options.smooth_value,
-            effective_order=options.effective_order,
-        )["score"]
 
-    return score
+def _sacrebleu_of_totals(totals: Mapping[str, Any], options: SacreBleuOptions) -> dict[str, Any]:
+    """:func:`sacrebleu_score` of named totals with the options' smoothing and effective order."""
+    matches, counts, sys_len, ref_len = split_totals(totals, options.max_order)
+    return sacrebleu_score(
+        matches,
+        counts,
+        sys_len,
+        ref_len,
+        smooth_method=options.smooth_method,
+        smooth_value=options.smooth_value,
+        effective_order=options.effective_order,
+    )
+
+
+def tokenizer_identity(tokenizer: Callable[[str], Sequence[str]]) -> str | None:
+    """What a tokenizer does, when that is known: a built-in tokenizer's name (with the tokenizers' version)
+    or the tokenizer's own ``signature()``; ``None`` for any other callable."""
+    name = builtin_tokenizer_name(tokenizer)
+    if name is not None:
+        return f"{name}@{TOKENIZERS_VERSION}"
+    signature = getattr(tokenizer, "signature", None)
+    if callable(signature):
+        return f"custom:{signature()}"
+    return None
 
 
 def tokenizer_label(tokenizer: Callable[[str], Sequence[str]]) -> str:
-    """A name for a tokenizer in signatures: its own ``signature()``/``name``, else its qualified name."""
-    if isinstance(tokenizer, MtTokenizer):
-        return tokenizer.name
-    if tokenizer is tokenize_13a:
-        return "13a"
+    """A tokenizer's name in statistics signatures. A callable of unknown identity is labelled by its name
+    and a label of the object, so its statistics merge only with statistics made with the same object in this
+    process."""
+    name = builtin_tokenizer_name(tokenizer)
+    if name is not None:
+        return name
     signature = getattr(tokenizer, "signature", None)
     if callable(signature):
         return str(signature())
-    return getattr(tokenizer, "__qualname__", type(tokenizer).__qualname__)
+    qualname = getattr(tokenizer, "__qualname__", type(tokenizer).__qualname__)
+    return f"unverified:{qualname}:{object_label(tokenizer)}"
 
 
 @dataclass(frozen=True)
-class BleuOptions:
+class BleuOptions(MetricOptions):
     """Options of evaluate's ``bleu``: any tokenizer callable, n-gram order, smoothing.
 
     ``evaluate_compatible`` reproduces evaluate's numbers: shortest reference
-    length and add-one smoothing of every order including unigrams.
+    length and add-one smoothing of every order including unigrams. A tokenizer
+    with a ``signature()`` method (a string naming what it does) is treated as
+    known: its tokenizations are cached and its statistics merge across
+    processes; any other callable is called afresh every time.
     """
 
-    tokenizer: Callable[[str], Sequence[str]] = tokenize_13a
-    max_order: int = 4
-    smooth: bool = False
-    evaluate_compatible: bool = False
+    metric_name = "bleu"
+
+    tokenizer: Callable[[str], Sequence[str]] = option(tokenize_13a, function, stats=True)
+    max_order: int = option(4, integer(minimum=1), stats=True)
+    smooth: bool = option(False, boolean)
+    evaluate_compatible: bool = option(False, boolean, stats=True)
 
     @property
     def reference_length(self) -> ReferenceLength:
@@ -411,6 +435,7 @@ def bleu_rows(
         options,
         max_order=options.max_order,
         reference_length=options.reference_length,
+        identity=tokenizer_identity(options.tokenizer),
     )
 
 

@@ -8,8 +8,31 @@ for per-example problems, the index of the offending example.
 
 from __future__ import annotations
 
+import re
+import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+# Frames of these modules are the metric's own machinery (evaluate's dynamic modules hold the metric
+# scripts and their core copies); a warning is attributed to the first frame outside them.
+_INTERNAL_MODULE_PREFIXES = ("evaluate", "datasets", "metrics._core", "core_")
+
+
+# Lone surrogates (U+D800..U+DFFF) can sit in a Python string but are not Unicode text: no encoding holds them.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_encodable(metric: str, argument: str, text: str) -> None:
+    """Raise for a string holding a lone surrogate (it cannot be written as UTF-8, e.g. to evaluate's cache)."""
+    if not text.isascii():
+        found = _SURROGATE.search(text)
+        if found:
+            raise ValueError(
+                f"{metric}: `{argument}` holds the lone surrogate U+{ord(found.group()):04X} at character "
+                f"{found.start()}, which is not Unicode text (no encoding can hold it); decode the text with "
+                f"errors='replace', or fix its source"
+            )
 
 
 def _type_name(value: Any) -> str:
@@ -17,10 +40,39 @@ def _type_name(value: Any) -> str:
 
 
 def _is_list_like(value: Any) -> bool:
-    """True for sequences of items (lists, tuples, arrow/numpy-backed sequences), false for strings."""
-    if isinstance(value, (str, bytes, Mapping)):
+    """True for sequences of items (lists, tuples, arrow/numpy-backed sequences), false for strings and for
+    0-d arrays (which have ``__len__`` but no length)."""
+    if isinstance(value, (str, bytes, Mapping)) or getattr(value, "ndim", 1) == 0:
         return False
     return isinstance(value, Sequence) or (hasattr(value, "__len__") and hasattr(value, "__getitem__"))
+
+
+def _describe(value: Any) -> str:
+    if getattr(value, "ndim", None) == 0:
+        return f"a 0-d {_type_name(value)} ({value!r:.60})"
+    return _type_name(value)
+
+
+def check_list(metric: str, argument: str, values: Any, *, what: str, allow_empty: bool = False) -> list[Any]:
+    """``values`` as a list (one item per example), or raise naming the argument."""
+    if values is None:
+        raise TypeError(f"{metric}: `{argument}` is None; pass a list of {what}, one per example")
+    if not _is_list_like(values):
+        raise TypeError(f"{metric}: `{argument}` must be a list of {what}, got {_describe(values)}")
+    values = list(values)
+    if not values and not allow_empty:
+        raise ValueError(f"{metric}: `{argument}` is empty; the score of an empty corpus is undefined")
+    return values
+
+
+def check_same_length(metric: str, *columns: tuple[str, int]) -> None:
+    """All the named columns have the same number of examples."""
+    (first, expected), *others = columns
+    for name, length in others:
+        if length != expected:
+            raise ValueError(
+                f"{metric}: got {expected} {first} but {length} {name}; pass one of each per example"
+            )
 
 
 def check_text_list(metric: str, argument: str, texts: Any, *, allow_empty: bool = False) -> list[str]:
@@ -32,16 +84,13 @@ def check_text_list(metric: str, argument: str, texts: Any, *, allow_empty: bool
             f"{metric}: `{argument}` is a single string; pass a list of strings, one per example "
             f"(for one example: [{texts[:30]!r}])"
         )
-    if not _is_list_like(texts):
-        raise TypeError(f"{metric}: `{argument}` must be a list of strings, got {_type_name(texts)}")
-    texts = list(texts)
-    if not texts and not allow_empty:
-        raise ValueError(f"{metric}: `{argument}` is empty; the score of an empty corpus is undefined")
+    texts = check_list(metric, argument, texts, what="strings", allow_empty=allow_empty)
     for index, text in enumerate(texts):
         if not isinstance(text, str):
             raise TypeError(
                 f"{metric}: `{argument}[{index}]` must be a string, got {_type_name(text)} ({text!r:.60})"
             )
+        check_encodable(metric, f"{argument}[{index}]", text)
     return texts
 
 
@@ -59,7 +108,7 @@ def check_reference_lists(metric: str, references: Any, num_predictions: int) ->
         )
     if isinstance(references, str) or not _is_list_like(references):
         raise TypeError(
-            f"{metric}: `references` must be a list with one entry per prediction, got {_type_name(references)}"
+            f"{metric}: `references` must be a list with one entry per prediction, got {_describe(references)}"
         )
     references = list(references)
     if len(references) != num_predictions:
@@ -70,6 +119,7 @@ def check_reference_lists(metric: str, references: Any, num_predictions: int) ->
     normalised: list[list[str]] = []
     for index, entry in enumerate(references):
         if isinstance(entry, str):
+            check_encodable(metric, f"references[{index}]", entry)
             normalised.append([entry])
             continue
         if entry is None:
@@ -87,6 +137,7 @@ def check_reference_lists(metric: str, references: Any, num_predictions: int) ->
                     f"{metric}: `references[{index}][{position}]` must be a string or None, "
                     f"got {_type_name(reference)} ({reference!r:.60})"
                 )
+            check_encodable(metric, f"references[{index}][{position}]", reference)
             kept.append(reference)
         if not kept:
             raise ValueError(
@@ -104,6 +155,84 @@ def check_text_pairs(metric: str, predictions: Any, references: Any) -> tuple[li
     return predictions, references
 
 
+def _is_integer(value: Any) -> bool:
+    import numbers
+
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and type(value).__name__ != "bool_"
+
+
+def check_label_list(metric: str, argument: str, labels: Any, *, allow_empty: bool = False) -> list[Any]:
+    """Class labels: one integer per example, or one row of integers (0/1 indicators) per example, all rows
+    of one width; returned as Python ints."""
+    labels = check_list(metric, argument, labels, what="integer labels", allow_empty=allow_empty)
+    if not labels:
+        return labels
+    rows = _is_list_like(labels[0])
+    width = len(labels[0]) if rows else None
+    normalised: list[Any] = []
+    for index, label in enumerate(labels):
+        if rows:
+            if not _is_list_like(label) or len(label) != width:
+                raise TypeError(
+                    f"{metric}: `{argument}[{index}]` must be a row of {width} integer labels like "
+                    f"`{argument}[0]`, got {_describe(label)} ({label!r:.60})"
+                )
+            row = list(label)
+            for position, value in enumerate(row):
+                if not _is_integer(value):
+                    raise TypeError(
+                        f"{metric}: `{argument}[{index}][{position}]` must be an integer label, "
+                        f"got {_type_name(value)} ({value!r:.60})"
+                    )
+            normalised.append([int(value) for value in row])
+        else:
+            if not _is_integer(label):
+                raise TypeError(
+                    f"{metric}: `{argument}[{index}]` must be an integer label"
+                    f"{' like the others' if index else ''}, got {_type_name(label)} ({label!r:.60})"
+                )
+            normalised.append(int(label))
+    return normalised
+
+
+def check_number_list(metric: str, argument: str, values: Any, *, allow_empty: bool = False) -> list[float]:
+    """One finite real number per example, returned as Python floats."""
+    import math
+    import numbers
+
+    values = check_list(metric, argument, values, what="numbers", allow_empty=allow_empty)
+    normalised = []
+    for index, value in enumerate(values):
+        if isinstance(value, bool) or type(value).__name__ == "bool_" or not isinstance(value, numbers.Real):
+            raise TypeError(f"{metric}: `{argument}[{index}]` must be a number, got {_type_name(value)} ({value!r:.60})")
+        value = float(value)
+        if not math.isfinite(value):
+            raise ValueError(f"{metric}: `{argument}[{index}]` is {value}; every value must be finite")
+        normalised.append(value)
+    return normalised
+
+
+def check_tag_sequences(metric: str, argument: str, sequences: Any, *, allow_empty: bool = False) -> list[list[str]]:
+    """One list of string tags per example."""
+    sequences = check_list(metric, argument, sequences, what="tag sequences (lists of strings)",
+                           allow_empty=allow_empty)
+    normalised = []
+    for index, sequence in enumerate(sequences):
+        if isinstance(sequence, str) or not _is_list_like(sequence):
+            raise TypeError(
+                f"{metric}: `{argument}[{index}]` must be a list of string tags, got {_describe(sequence)}"
+            )
+        tags = list(sequence)
+        for position, tag in enumerate(tags):
+            if not isinstance(tag, str):
+                raise TypeError(
+                    f"{metric}: `{argument}[{index}][{position}]` must be a string tag, got {_type_name(tag)} "
+                    f"({tag!r:.60})"
+                )
+        normalised.append(tags)
+    return normalised
+
+
 def check_choice(metric: str, argument: str, value: Any, choices: Sequence[Any]) -> Any:
     """Return ``value`` if it is one of ``choices``; otherwise raise listing the valid values."""
     if value not in choices:
@@ -112,11 +241,11 @@ def check_choice(metric: str, argument: str, value: Any, choices: Sequence[Any])
     return value
 
 
-def check_int(metric: str, argument: str, value: Any, *, minimum: int) -> int:
-    """Return ``value`` if it is an int (not a bool) of at least ``minimum``."""
+def check_int(metric: str, argument: str, value: Any, *, minimum: int | None = None) -> int:
+    """Return ``value`` if it is an int (not a bool), of at least ``minimum`` when given."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{metric}: `{argument}` must be an integer, got {_type_name(value)} ({value!r:.60})")
-    if value < minimum:
+    if minimum is not None and value < minimum:
         raise ValueError(f"{metric}: `{argument}` must be at least {minimum}, got {value}")
     return value
 
@@ -139,9 +268,17 @@ def check_number(metric: str, argument: str, value: Any, *, minimum: float | Non
     return value
 
 
-def check_bootstrap(metric: str, n_bootstrap: Any, confidence_level: Any) -> None:
-    """Options of a bootstrap confidence interval: at least 2 resamples, a level strictly between 0 and 1."""
-    check_int(metric, "n_bootstrap", n_bootstrap, minimum=2)
-    check_number(metric, "confidence_level", confidence_level)
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"{metric}: `confidence_level` must be between 0 and 1, got {confidence_level}")
+def _is_internal(frame: Any) -> bool:
+    module = frame.f_globals.get("__name__", "")
+    return module.startswith(_INTERNAL_MODULE_PREFIXES) or module.rpartition(".")[2].startswith("core_")
+
+
+def warn_caller(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn`` attributed to the user's line: the first caller outside the metric and evaluate."""
+    frame = sys._getframe(1)
+    level = 2
+    while frame is not None and _is_internal(frame):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
+

@@ -14,17 +14,27 @@ Float statistics (``fsum`` fields) are summed exactly: totals hold the
 correctly rounded sum and, under ``<field>__residual``, the few floats whose
 sum is the rounding error, so totals of shards merge to the same bits as one
 ``math.fsum`` over every example, in any order and grouping.
+
+Keyed statistics (``keyed`` and ``keyed_fsum`` fields) are counts whose keys are
+not known in advance, such as per-class or per-entity-type counts: each
+example holds a mapping from key (a string, an integer, or a tuple of them) to
+a number, and totals hold the per-key sums (``keyed_fsum``: exact float sums,
+residuals per key). In the column form that ``datasets.Dataset.map`` stores,
+a keyed value is a JSON string of ``[key, value]`` pairs (tuples as lists).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Literal
 
-Reduction = Literal["sum", "fsum", "min", "max"]
+Reduction = Literal["sum", "fsum", "min", "max", "keyed", "keyed_fsum"]
+Key = str | int | tuple[Any, ...]
+KEYED_REDUCTIONS = ("keyed", "keyed_fsum")
 
 SIGNATURE_FIELD = "signature"
 RESIDUAL_SUFFIX = "__residual"
@@ -62,6 +72,47 @@ def _reduce(reduction: Reduction, values: Sequence[Any]) -> Any:
     return max(values)
 
 
+def encode_keyed(value: Mapping[Key, Any]) -> str:
+    """A keyed statistic as the JSON string stored in ``datasets`` columns (``[[key, value], ...]``)."""
+    return json.dumps([[list(key) if isinstance(key, tuple) else key, number] for key, number in value.items()])
+
+
+def _as_key(key: Any) -> Key:
+    return tuple(_as_key(part) for part in key) if isinstance(key, list) else key
+
+
+def decode_keyed(value: str | Mapping[Key, Any]) -> Mapping[Key, Any]:
+    """A keyed statistic from its JSON column form (a mapping is returned as it is)."""
+    if isinstance(value, str):
+        return {_as_key(key): number for key, number in json.loads(value)}
+    return value
+
+
+def _sum_keyed(mappings: Iterable[Mapping[Key, Any]]) -> dict[Key, Any]:
+    totals: dict[Key, Any] = {}
+    for mapping in mappings:
+        for key, number in decode_keyed(mapping).items():
+            totals[key] = totals.get(key, 0) + number
+    return totals
+
+
+def _fsum_keyed(mappings: Iterable[Mapping[Key, Any]], residuals: Iterable[Any]) -> tuple[dict, dict]:
+    values: dict[Key, list[float]] = {}
+    for mapping in chain(mappings, (residual for residual in residuals if residual)):
+        for key, number in decode_keyed(mapping).items():
+            parts = values.setdefault(key, [])
+            if isinstance(number, list):
+                parts.extend(number)
+            else:
+                parts.append(number)
+    totals, residual_totals = {}, {}
+    for key, parts in values.items():
+        totals[key], residual = exact_float_sum(parts)
+        if residual:
+            residual_totals[key] = residual
+    return totals, residual_totals
+
+
 @dataclass(frozen=True)
 class StatsSchema:
     """The sufficient statistics of one metric."""
@@ -82,10 +133,27 @@ class StatsSchema:
     def columns(self, rows: Sequence[Sequence[Any]], signature: str) -> dict[str, list[Any]]:
         """Column form of many per-example rows (what ``Dataset.map(batched=True)`` expects)."""
         columns: dict[str, list[Any]] = {name: [] for name in self.names}
-        for name, values in zip(self.names, zip(*rows), strict=False):
-            columns[name] = list(values)
+        for field, values in zip(self.fields, zip(*rows), strict=False):
+            keyed = field.reduce in KEYED_REDUCTIONS
+            columns[field.name] = [encode_keyed(value) for value in values] if keyed else list(values)
         columns[SIGNATURE_FIELD] = [signature] * len(rows)
         return columns
+
+    def position(self, name: str) -> int:
+        """The position of field ``name`` in a row."""
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise KeyError(f"{self.metric}: no statistic named {name!r}; fields are {list(self.names)}") from None
+
+    def column(self, rows: Sequence[Sequence[Any]], name: str) -> list[Any]:
+        """The values of field ``name`` in each row."""
+        position = self.position(name)
+        return [row[position] for row in rows]
+
+    def named(self, row: Sequence[Any]) -> dict[str, Any]:
+        """One row (e.g. resampled sums) as a mapping from field name to value."""
+        return dict(zip(self.names, row, strict=True))
 
     def totals_of_rows(self, rows: Sequence[Sequence[Any]], signature: str) -> dict[str, Any]:
         """Corpus totals of per-example rows given in schema order."""
@@ -97,11 +165,15 @@ class StatsSchema:
         totals: dict[str, Any] = {}
         for field in self.fields:
             values = columns[field.name]
+            residuals = columns.get(field.name + RESIDUAL_SUFFIX, ())
             if field.reduce == "fsum":
-                residuals = columns.get(field.name + RESIDUAL_SUFFIX, ())
                 total, residual = exact_float_sum(chain(values, chain.from_iterable(residuals)))
                 totals[field.name] = total
                 totals[field.name + RESIDUAL_SUFFIX] = residual
+            elif field.reduce == "keyed":
+                totals[field.name] = _sum_keyed(values)
+            elif field.reduce == "keyed_fsum":
+                totals[field.name], totals[field.name + RESIDUAL_SUFFIX] = _fsum_keyed(values, residuals)
             else:
                 totals[field.name] = _reduce(field.reduce, values)
         totals[SIGNATURE_FIELD] = signature
@@ -154,7 +226,7 @@ class StatsSchema:
         return self.totals(list(totals))
 
     def _residual_names(self) -> list[str]:
-        return [field.name + RESIDUAL_SUFFIX for field in self.fields if field.reduce == "fsum"]
+        return [field.name + RESIDUAL_SUFFIX for field in self.fields if field.reduce in ("fsum", "keyed_fsum")]
 
     def _field(self, record: Mapping[str, Any], name: str, index: int) -> Any:
         if name not in record:

@@ -1,0 +1,512 @@
+"""The statistics-metric base: a metric supplies its options, statistics and score; the base does the rest.
+
+A metric is ``class Name(StatsMetric, evaluate.Metric)`` with three class
+attributes, :attr:`~StatsMetric.about` (its description, citation and links,
+an :class:`About`), :attr:`~StatsMetric.inputs` (an
+:class:`~core_inputs.InputKind`) and :attr:`~StatsMetric.options_class` (a
+frozen :class:`~core_options.MetricOptions` dataclass), and three methods:
+
+* ``schema(options)`` — the :class:`~core_stats.StatsSchema` of its per-example statistics;
+* ``example_rows(batch, options)`` — one row of statistics per example of a :class:`Batch`, in schema order;
+* ``score(totals, options)`` — the result from the corpus totals (named fields).
+
+From these the base provides evaluate's ``_info`` and ``_compute``, ``compute`` (in memory
+when given every input at once, otherwise reading evaluate's cache batch by
+batch), ``add``/``add_batch`` (checked before anything is written),
+``example_stats``/``reduce_stats``/``compute_from_stats`` for
+``datasets.Dataset.map`` and sharded scoring, ``configure`` for
+``evaluate.combine``, ``for_trainer`` and ``preprocess_logits_for_metrics`` for
+``transformers.Trainer``, and one keyword signature for all of them, generated
+from the options. Options are checked before any input is read or written.
+
+Optional hooks, each with a default that fits most metrics:
+
+==========================  =============================================================================
+``signature(options)``      the statistics' signature (default: ``options.stats_signature()``)
+``batch_totals``            totals of a whole batch at once (vectorised), instead of summing rows
+``aggregates``              whether the result holds the corpus score (default True)
+``per_example_outputs``     whether the result holds per-example values (default False) ...
+``per_example``             ... made from rows by this method
+``needs_rows``              whether every example's row must be kept (resampling; default False) ...
+``extra_rows``              ... with other row sets aligned with them (e.g. a baseline system's) ...
+``corpus_outputs``          ... and the outputs computed from them at the end
+``check_corpus_size``       options that must agree with the number of examples (checked before scoring)
+``needs_corpus``            whether scoring needs every input at once (e.g. idf weights; default False) ...
+``score_corpus``            ... and the result computed from them
+``provenance``              outputs that say how a result was computed (e.g. a hashcode), in every result
+``watchers``                observers of every batch (e.g. corpus-wide warnings)
+==========================  =============================================================================
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from .core_checks import warn_caller
+from .core_inputs import Columns, InputKind
+from .core_options import MetricOptions, input_parameters, keyword_parameters
+from .core_process import clear_caches
+from .core_stats import StatsSchema
+from .core_streaming import DEFAULT_STREAM_BATCH_SIZE, compute_from_cache, streaming_verified
+from .core_trainer import PredictionSource, TrainerTextMetrics, preprocess_logits_for_metrics
+
+Rows = Sequence[Sequence[Any]]
+_EVALUATE_INPUTS = ("predictions", "references")
+
+
+@dataclass(frozen=True)
+class About:
+    """What evaluate's ``MetricInfo`` says of a metric besides its features (which come from the input kind)."""
+
+    description: str
+    citation: str
+    inputs_description: str
+    homepage: str = ""
+    codebase_urls: tuple[str, ...] = ()
+    reference_urls: tuple[str, ...] = ()
+
+
+class Batch(Mapping[str, list[Any]]):
+    """One batch of checked inputs: its columns, and the corpus index of its first example."""
+
+    __slots__ = ("columns", "start", "size")
+
+    def __init__(self, columns: Columns, start: int = 0) -> None:
+        self.columns = columns
+        self.start = start
+        self.size = len(next(iter(columns.values()))) if columns else 0
+
+    def __getitem__(self, name: str) -> list[Any]:
+        return self.columns[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.columns)
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    def with_column(self, name: str, values: list[Any]) -> Batch:
+        """The same examples with column ``name`` replaced."""
+        return Batch({**self.columns, name: values}, self.start)
+
+
+class BatchWatcher(Protocol):
+    """Sees every batch (e.g. to warn about the corpus as a whole) and concludes after the last one."""
+
+    def see(self, batch: Batch) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class StatsMetric:
+    """Base of statistics metrics; place it before ``evaluate.Metric`` in the bases."""
+
+    about: ClassVar[About]
+    inputs: ClassVar[InputKind]
+    options_class: ClassVar[type[MetricOptions]]
+    trainer_metrics_class: ClassVar[type] = TrainerTextMetrics
+    stream_batch_size: int = DEFAULT_STREAM_BATCH_SIZE
+    preprocess_logits_for_metrics = staticmethod(preprocess_logits_for_metrics)
+
+    name: str
+    _signatures: ClassVar[dict[str, inspect.Signature]] = {}
+
+    # -- what a metric supplies ---------------------------------------------------------------------------
+
+    def _info(self) -> Any:
+        """evaluate's module information: :attr:`about` and the input kind's features for the configuration."""
+        import evaluate
+
+        about = self.about
+        return evaluate.MetricInfo(
+            description=about.description,
+            citation=about.citation,
+            inputs_description=about.inputs_description,
+            homepage=about.homepage,
+            features=self.inputs.features(getattr(self, "config_name", "default")),
+            codebase_urls=list(about.codebase_urls),
+            reference_urls=list(about.reference_urls),
+        )
+
+    def schema(self, options: Any) -> StatsSchema:
+        """The statistics of one example."""
+        raise NotImplementedError
+
+    def example_rows(self, batch: Batch, options: Any) -> Rows:
+        """One row of statistics per example of ``batch``, in schema order."""
+        raise NotImplementedError
+
+    def score(self, totals: Mapping[str, Any], options: Any) -> dict[str, Any]:
+        """The result from corpus totals."""
+        raise NotImplementedError
+
+    # -- optional hooks (see the module docstring) ---------------------------------------------------------
+
+    def signature(self, options: Any) -> str:
+        return options.stats_signature()
+
+    def batch_totals(self, batch: Batch, options: Any) -> dict[str, Any] | None:
+        return None
+
+    def aggregates(self, options: Any) -> bool:
+        return True
+
+    def per_example_outputs(self, options: Any) -> bool:
+        return False
+
+    def per_example(self, rows: Rows, options: Any) -> dict[str, list[Any]]:
+        return {}
+
+    def needs_rows(self, options: Any) -> bool:
+        return False
+
+    def extra_rows(self, batch: Batch, options: Any) -> dict[str, Rows]:
+        return {}
+
+    def corpus_outputs(self, rows: Rows, extra: Mapping[str, Rows], totals: Mapping[str, Any] | None,
+                       options: Any) -> dict[str, Any]:
+        return {}
+
+    def check_corpus_size(self, size: int, options: Any) -> None:
+        return None
+
+    def needs_corpus(self, options: Any) -> bool:
+        return False
+
+    def score_corpus(self, columns: Columns, options: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def provenance(self, options: Any) -> dict[str, Any]:
+        return {}
+
+    def watchers(self, options: Any) -> Sequence[BatchWatcher]:
+        return ()
+
+    # -- generated signatures ------------------------------------------------------------------------------
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "options_class" not in cls.__dict__ and "inputs" not in cls.__dict__:
+            return
+        columns = cls.inputs.columns
+        options = keyword_parameters(cls.options_class)
+        self_parameter = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        stats_parameter = [inspect.Parameter("stats", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        cls._signatures = {
+            "_compute": inspect.Signature(self_parameter + input_parameters(columns) + options),
+            "compute": inspect.Signature(
+                self_parameter + input_parameters(columns, inspect.Parameter.KEYWORD_ONLY, None) + options
+            ),
+            "example_stats": inspect.Signature(self_parameter + input_parameters(columns) + options),
+            "reduce_stats": inspect.Signature(self_parameter + stats_parameter + options),
+            "compute_from_stats": inspect.Signature(self_parameter + stats_parameter + options),
+            "configure": inspect.Signature(self_parameter + options),
+        }
+        for method_name, signature in cls._signatures.items():
+            if method_name in cls.__dict__ or method_name == "compute":  # compute: see __init__
+                continue
+            method = _with_signature(getattr(StatsMetric, method_name), signature)
+            setattr(cls, method_name, method)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # evaluate copies `compute` per instance (with its docstring, not its attributes): sign the copy.
+        compute = getattr(self, "compute", None)
+        if hasattr(compute, "__func__") and "compute" in self._signatures:
+            compute.__func__.__signature__ = self._signatures["compute"]
+
+    # -- options --------------------------------------------------------------------------------------------
+
+    def resolve_options(self, given: Mapping[str, Any]) -> Any:
+        """The options object for keyword arguments (after those bound by ``configure``); errors raised here."""
+        return self.options_class.resolve(self.name, {**getattr(self, "_bound_options", {}), **given})
+
+    def configure(self, **options: Any) -> Any:
+        """Bind options for every later call of this module (explicit arguments still win); checked now.
+
+        Returns the module, so ``evaluate.combine([bleu.configure(max_order=2), rouge])`` works.
+        """
+        self.resolve_options(options)
+        self._bound_options = {**getattr(self, "_bound_options", {}), **options}
+        return self
+
+    # -- evaluate's entry points ----------------------------------------------------------------------------
+
+    def _split_inputs(self, given: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(inputs, options) of keyword arguments; evaluate's ``predictions``/``references`` parameters left at
+        None are dropped for input kinds without them (e.g. texts alone)."""
+        columns = self.inputs.columns
+        inputs = {name: given[name] for name in columns if name in given}
+        options = {
+            name: value for name, value in given.items()
+            if name not in columns and not (name in _EVALUATE_INPUTS and value is None)
+        }
+        return inputs, options
+
+    def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
+        """Check a batch of inputs, then add it to evaluate's cache (an empty batch adds nothing)."""
+        given = {"predictions": predictions, "references": references, **kwargs}
+        self._reject_unknown_inputs(given)
+        columns = self.inputs.check(self.name, given, allow_empty=True)
+        size = self.inputs.size(columns)
+        if size:
+            self._count_added(size)
+            super().add_batch(**columns)  # type: ignore[misc]
+
+    def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
+        """Check one example, then add it (``predictions=``/``references=``, as ``evaluate.combine`` passes
+        them, are accepted too)."""
+        given = {"predictions": prediction, "references": reference, **kwargs}
+        self._reject_unknown_inputs(given)
+        columns = self.inputs.check_example(self.name, given)
+        self._count_added(1)
+        super().add_batch(**columns)  # type: ignore[misc]
+
+    def _count_added(self, size: int) -> None:
+        """Examples added to the cache being written (a new one starts when evaluate has no writer)."""
+        self._added = size if getattr(self, "writer", None) is None else getattr(self, "_added", 0) + size
+
+    def _reject_unknown_inputs(self, given: Mapping[str, Any]) -> None:
+        unknown = [name for name in given if name not in self.inputs.columns and given[name] is not None]
+        if unknown:
+            raise ValueError(
+                f"{self.name}: unknown inputs {unknown}; the inputs are {list(self.inputs.columns)} "
+                f"(options go to `compute` or `configure`)"
+            )
+
+    def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
+        """Score the given inputs, or those added with ``add``/``add_batch``; ``None`` on processes other than 0."""
+        given = {"predictions": predictions, "references": references, **kwargs}
+        inputs, option_arguments = self._split_inputs(given)
+        options = self.resolve_options(option_arguments)
+        module: Any = self
+        nothing_added = module.writer is None and module.buf_writer is None
+        given_any = any(value is not None for value in inputs.values())
+        if not given_any and nothing_added and module.num_process == 1:
+            columns = ", ".join(f"`{column}`" for column in self.inputs.columns)
+            raise ValueError(f"{self.name}: nothing to score: pass {columns} to compute, or add examples with "
+                             f"add/add_batch first")
+        if given_any and nothing_added and module.num_process == 1:
+            columns = self.inputs.check(self.name, inputs)
+            self.check_corpus_size(self.inputs.size(columns), options)
+            from evaluate import module as evaluate_module
+
+            with evaluate_module.temp_seed(module.seed):
+                return self._result([columns], options)
+        if not streaming_verified():
+            if not getattr(self, "_warned_unverified", False):
+                _warn_unverified_evaluate()
+                self._warned_unverified = True
+            import evaluate
+
+            bound = {**getattr(self, "_bound_options", {}), **option_arguments}
+            return evaluate.EvaluationModule.compute(module, **{**given, **bound})
+        missing = [name for name in self.inputs.columns if name not in given]
+        if missing and given_any:
+            raise ValueError(f"Evaluation module inputs are missing: {missing}. "
+                             f"All required inputs are {list(self.inputs.columns)}")
+        if given_any:
+            self.add_batch(**inputs)
+        if module.num_process == 1:
+            self.check_corpus_size(getattr(self, "_added", 0), options)
+        batch_size = _check_batch_size(self.name, self.stream_batch_size)
+        return compute_from_cache(module, lambda batches: self._result(self._checked(batches), options), batch_size)
+
+    def _compute(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """evaluate's scoring hook (used by evaluate's own ``compute``): inputs as lists, then options."""
+        bound = self._bind("_compute", args, kwargs)
+        inputs, option_arguments = self._split_inputs(bound)
+        options = self.options_class.resolve(self.name, option_arguments)
+        columns = self.inputs.check(self.name, inputs)
+        self.check_corpus_size(self.inputs.size(columns), options)
+        return self._result([columns], options)
+
+    def _checked(self, batches: Iterable[Mapping[str, Any]]) -> Iterator[Columns]:
+        for batch in batches:
+            yield self.inputs.check(self.name, batch, allow_empty=True)
+
+    def _result(self, batches: Iterable[Columns], options: Any) -> dict[str, Any]:
+        if self.needs_corpus(options):
+            columns: Columns = {name: [] for name in self.inputs.columns}
+            for batch in batches:
+                for name in columns:
+                    columns[name].extend(batch[name])
+            if not columns[self.inputs.columns[0]]:
+                raise ValueError(f"{self.name}: no examples to score; the score of an empty corpus is undefined")
+            return {**self.score_corpus(columns, options), **self.provenance(options)}
+        fold = _Fold(self, options)
+        for batch in batches:
+            fold.add(batch)
+        return fold.result()
+
+    # -- statistics for datasets.map and shards --------------------------------------------------------------
+
+    def example_stats(self, *args: Any, **kwargs: Any) -> dict[str, list[Any]]:
+        """Per-example sufficient statistics as columns (for ``datasets.Dataset.map(batched=True)``).
+
+        Reduced by :meth:`compute_from_stats` (in any batching, order or number of shards), they give
+        exactly the corpus score of ``compute``.
+        """
+        bound = self._bind("example_stats", args, kwargs)
+        inputs, option_arguments = self._split_inputs(bound)
+        options = self.resolve_options(option_arguments)
+        columns = self.inputs.check(self.name, inputs)
+        rows = self.example_rows(Batch(columns), options)
+        return self.schema(options).columns(rows, self.signature(options))
+
+    def reduce_stats(self, stats: Any, **kwargs: Any) -> dict[str, Any]:
+        """Totals of per-example statistics (one small record; float sums kept exact), e.g. one shard's;
+        merge shards by passing a list of totals to :meth:`compute_from_stats`."""
+        options = self.resolve_options(self._bind("reduce_stats", (stats,), kwargs, drop=("stats",)))
+        return self.schema(options).totals(stats)
+
+    def compute_from_stats(self, stats: Any, **kwargs: Any) -> dict[str, Any]:
+        """The corpus result from per-example statistics (columns, records, a Dataset) or merged shard totals,
+        checked against the options' signature."""
+        options = self.resolve_options(self._bind("compute_from_stats", (stats,), kwargs, drop=("stats",)))
+        if self.needs_rows(options):
+            raise ValueError(f"{self.name}: these options need every example's statistics; use `compute` for them")
+        totals = self.schema(options).totals(stats, expected_signature=self.signature(options))
+        return {**self.score(totals, options), **self.provenance(options)}
+
+    def _bind(self, method: str, args: Sequence[Any], kwargs: Mapping[str, Any],
+              drop: Sequence[str] = ()) -> dict[str, Any]:
+        signature = self._signatures[method]
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as error:
+            raise TypeError(f"{self.name}.{method}: {error}") from None
+        arguments = {name: value for name, value in bound.arguments.items() if name != "self" and name not in drop}
+        return arguments
+
+    # -- transformers.Trainer ----------------------------------------------------------------------------------
+
+    def for_trainer(
+        self,
+        tokenizer: Any,
+        *others: Any,
+        options: dict[str, dict[str, Any]] | None = None,
+        predictions_from: PredictionSource = "generate",
+        shift_labels: bool = False,
+    ) -> Any:
+        """A ``compute_metrics`` for ``transformers.Trainer`` scoring with this module and ``others``.
+
+        Keys are prefixed with each module's name; ``options`` maps a module name to its keyword arguments,
+        which are checked now, not at the first evaluation.
+        """
+        modules: dict[str, Any] = {}
+        for module in (self, *others):
+            if module.name in modules:
+                raise ValueError(f"{self.name}: two metrics named {module.name!r}; use {self.trainer_metrics_class.__name__} "
+                                 f"with prefixes")
+            modules[module.name] = module
+        for name, module_options in (options or {}).items():
+            if name in modules and hasattr(modules[name], "resolve_options"):
+                modules[name].resolve_options(module_options)
+        return self.trainer_metrics_class(
+            tokenizer, modules, options=options, predictions_from=predictions_from, shift_labels=shift_labels
+        )
+
+    # -- caches and pickling ------------------------------------------------------------------------------------
+
+    @staticmethod
+    def clear_caches() -> None:
+        """Empty the process-wide caches of tokenized text and reference statistics (models stay loaded)."""
+        clear_caches()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # evaluate keeps the released file locks of the last computation, which cannot be pickled, and
+        # datasets.Dataset.map(..., num_proc=N) pickles any function that refers to the module.
+        state = dict(self.__dict__)
+        if state.get("writer") is None:
+            state["filelocks"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+
+class _Fold:
+    """The result of one ``compute``, built up batch by batch."""
+
+    def __init__(self, metric: StatsMetric, options: Any) -> None:
+        self.metric = metric
+        self.options = options
+        self.schema = metric.schema(options)
+        self.signature = metric.signature(options)
+        self.aggregate = metric.aggregates(options)
+        self.per_example = metric.per_example_outputs(options)
+        self.keep_rows = metric.needs_rows(options)
+        self.watchers = tuple(metric.watchers(options))
+        self.totals: dict[str, Any] | None = None
+        self.columns: dict[str, list[Any]] = {}
+        self.rows: list[Sequence[Any]] = []
+        self.extra: dict[str, list[Sequence[Any]]] = {}
+        self.size = 0
+
+    def add(self, columns: Columns) -> None:
+        batch = Batch(columns, self.size)
+        if not batch.size:
+            return
+        self.size += batch.size
+        metric, options = self.metric, self.options
+        for watcher in self.watchers:
+            watcher.see(batch)
+        partial = None
+        if self.aggregate and not (self.per_example or self.keep_rows):
+            partial = metric.batch_totals(batch, options)
+        if partial is None:
+            rows = metric.example_rows(batch, options)
+            if self.aggregate:
+                partial = self.schema.totals_of_rows(rows, self.signature)
+            if self.per_example:
+                for name, values in metric.per_example(rows, options).items():
+                    self.columns.setdefault(name, []).extend(values)
+            if self.keep_rows:
+                self.rows.extend(rows)
+                for name, extra in metric.extra_rows(batch, options).items():
+                    self.extra.setdefault(name, []).extend(extra)
+        if partial is not None:
+            self.totals = partial if self.totals is None else self.schema.merge(self.totals, partial)
+
+    def result(self) -> dict[str, Any]:
+        for watcher in self.watchers:
+            watcher.close()
+        if not self.size:
+            raise ValueError(f"{self.metric.name}: no examples to score; the score of an empty corpus is undefined")
+        result: dict[str, Any] = {}
+        if self.aggregate:
+            result.update(self.metric.score(self.totals, self.options))  # type: ignore[arg-type]
+        result.update(self.columns)
+        if self.keep_rows:
+            result.update(self.metric.corpus_outputs(self.rows, self.extra, self.totals, self.options))
+        result.update(self.metric.provenance(self.options))
+        return result
+
+
+def _with_signature(function: Callable[..., Any], signature: inspect.Signature) -> Callable[..., Any]:
+    @functools.wraps(function)
+    def method(*args: Any, **kwargs: Any) -> Any:
+        return function(*args, **kwargs)
+
+    method.__signature__ = signature  # type: ignore[attr-defined]
+    return method
+
+
+def _check_batch_size(metric: str, size: Any) -> int:
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ValueError(f"{metric}: `stream_batch_size` must be a positive integer, got {size!r}")
+    return size
+
+
+def _warn_unverified_evaluate() -> None:
+    import evaluate
+
+    warn_caller(
+        f"evaluate {evaluate.__version__} is not a release the text metrics' streamed compute was verified "
+        f"against; compute() after add_batch uses evaluate's own compute, which holds every added example in memory"
+    )

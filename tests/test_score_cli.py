@@ -1,0 +1,73 @@
+"""The command-line scorer (scripts/score.py): text files and JSONL, metrics chosen by the data they fit,
+per-metric options, clear errors before any scoring. Results equal the modules' own `compute`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, load_metric
+
+PREDICTIONS = ["the cat sat on the mat", "a storm cut the power"]
+REFERENCES = [["the cat sat on a mat", "a cat was on the mat"], ["a storm knocked out power", "the power went"]]
+
+
+def run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "score.py"), *arguments], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    paths = {"hyp": tmp_path / "hyp.txt", "ref1": tmp_path / "ref1.txt", "ref2": tmp_path / "ref2.txt",
+             "jsonl": tmp_path / "data.jsonl"}
+    paths["hyp"].write_text("\n".join(PREDICTIONS) + "\n", encoding="utf-8")
+    paths["ref1"].write_text("\n".join(group[0] for group in REFERENCES) + "\n", encoding="utf-8")
+    paths["ref2"].write_text("\n".join(group[1] for group in REFERENCES) + "\n", encoding="utf-8")
+    paths["jsonl"].write_text("".join(json.dumps({"prediction": p, "references": r}) + "\n"
+                                      for p, r in zip(PREDICTIONS, REFERENCES, strict=True)), encoding="utf-8")
+    return paths
+
+
+def test_text_files_with_two_references_and_an_option(files: dict[str, Path], tmp_path: Path) -> None:
+    result = run("-p", str(files["hyp"]), "-r", str(files["ref1"]), str(files["ref2"]), "-m", "sacrebleu", "rouge",
+                 "-o", "sacrebleu.tokenize=intl", "-o", 'rouge.rouge_types=["rouge1"]', "--format", "json",
+                 cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    output = json.loads(result.stdout)
+    assert output["sacrebleu"] == load_metric("sacrebleu").compute(predictions=PREDICTIONS, references=REFERENCES,
+                                                                   tokenize="intl")
+    assert output["rouge"] == load_metric("rouge").compute(predictions=PREDICTIONS, references=REFERENCES,
+                                                           rouge_types=["rouge1"])
+
+
+def test_jsonl_gives_the_same_result(files: dict[str, Path], tmp_path: Path) -> None:
+    result = run("--jsonl", str(files["jsonl"]), "-m", "bleu", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["bleu"] == load_metric("bleu").compute(predictions=PREDICTIONS,
+                                                                            references=REFERENCES)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (("-m", "nope"), "unknown metrics ['nope']"),
+        (("-m", "bleu", "-o", "bleu.max_order"), "is not of the form metric.key=value"),
+        (("-m", "bleu", "-o", "rouge.use_stemmer=true"), "names metric 'rouge', which is not in --metrics"),
+        (("-m", "bleu", "--field", "references"), "is not of the form column=key"),
+        (("-m", "bleu", "--field", "references=missing"), "needs the input columns ['references']"),
+    ],
+)
+def test_bad_command_lines_stop_before_scoring(files: dict[str, Path], tmp_path: Path, arguments, message) -> None:
+    result = run("--jsonl", str(files["jsonl"]), *arguments, cwd=tmp_path)
+    assert result.returncode != 0 and message in result.stderr, result.stderr
+
+
+def test_files_of_different_lengths_are_refused(files: dict[str, Path], tmp_path: Path) -> None:
+    files["ref2"].write_text("only one line\n", encoding="utf-8")
+    result = run("-p", str(files["hyp"]), "-r", str(files["ref1"]), str(files["ref2"]), "-m", "bleu", cwd=tmp_path)
+    assert result.returncode != 0 and "has 1 lines but" in result.stderr
