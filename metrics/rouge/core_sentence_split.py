@@ -14,6 +14,7 @@ It is a simple rule-based splitter, not a trained one: see the card.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 _ABBREVIATIONS = frozenset(
@@ -22,15 +23,16 @@ _ABBREVIATIONS = frozenset(
 )
 _LATIN_END = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*(?=\s)")
 _CJK_END = re.compile(r"[\u3002\uff01\uff1f]+[\u300d\u300f\u201d\u2019\uff09]*")
-_WORD_BEFORE = re.compile(r"(\S+)$")
+_WORD = re.compile(r"\S+")
 
 
-def _is_abbreviation(line: str, end: int) -> bool:
-    """True when the full stop ending at ``end`` closes an abbreviation or an initial, not a sentence."""
-    match = _WORD_BEFORE.search(line, 0, end)
-    if not match:
+def _is_abbreviation(line: str, end: int, words: list[tuple[int, int]]) -> bool:
+    """True when the full stop ending at ``end`` closes an abbreviation or an initial, not a sentence;
+    ``words`` are the line's maximal non-space runs (start, end), in order."""
+    index = bisect.bisect_right(words, (end - 1, len(line) + 1)) - 1
+    if index < 0 or words[index][1] < end:  # the character before `end` is a space
         return False
-    word = match.group(1)
+    word = line[words[index][0]:end]
     if not word.endswith("."):
         return False
     word = word.rstrip(".").lstrip("\"'(\u201c\u2018[").lower()
@@ -39,9 +41,12 @@ def _is_abbreviation(line: str, end: int) -> bool:
 
 def _split_line(line: str) -> list[str]:
     cuts = []
+    words: list[tuple[int, int]] | None = None  # found once per line: a line may hold thousands of full stops
     for match in _LATIN_END.finditer(line):
+        if words is None:
+            words = [word.span() for word in _WORD.finditer(line)]
         punctuation_end = match.start() + len(match.group(0).rstrip("\"'\u201d\u2019)]"))
-        if not _is_abbreviation(line, punctuation_end):
+        if not _is_abbreviation(line, punctuation_end, words):
             cuts.append(match.end())
     cuts.extend(match.end() for match in _CJK_END.finditer(line))
     pieces = []
