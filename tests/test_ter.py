@@ -5,17 +5,14 @@ paired tests, and option errors."""
 from __future__ import annotations
 
 import random
-import warnings
 
 import pytest
 from sacrebleu.metrics.ter import TER
-from sacrebleu.significance import PairedTest
 
 from conftest import load_metric
 from generated_text import padded_streams, random_corpus
+from sacrebleu_resampling import TOLERANCE, assert_resampling_matches_sacrebleu
 
-TOLERANCE = 1e-9
-RESAMPLING_TOLERANCE = 5e-4  # sacreBLEU resamples float32 statistics, this module exact ones
 SACREBLEU_NAMES = {"normalized": "normalized", "ignore_punct": "no_punct",
                    "support_zh_ja_chars": "asian_support", "case_sensitive": "case_sensitive"}
 OPTION_SETS = ({}, {"normalized": True}, {"ignore_punct": True, "case_sensitive": True},
@@ -80,31 +77,7 @@ def test_generated_corpora_through_the_module() -> None:
 
 
 def test_bootstrap_and_paired_tests_match_sacrebleu(wmt17) -> None:
-    references, systems = wmt17
-    size = 400
-    plain = references[:size]
-    baseline, system = systems["online-A.0"][:size], systems["online-B.0"][:size]
-    ter = load_metric("ter")
-    oracle = TER()
-    theirs = oracle.corpus_score(system, [plain], n_bootstrap=1000)
-    ours = ter.compute(predictions=system, references=plain, confidence=True)
-    assert abs(ours["confidence_mean"] - theirs._mean) <= RESAMPLING_TOLERANCE
-    assert abs(ours["confidence_half_width"] - theirs._ci) <= RESAMPLING_TOLERANCE
-    assert ours["signature"] == oracle.get_signature().format()  # nrefs:1|bs:1000|seed:12345|...
-    named = [("baseline", baseline), ("system", system)]
-    for test_type, n_samples in (("bs", 1000), ("ar", 1000)):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            signatures, results = PairedTest(named, {"TER": TER()}, [plain], test_type=test_type,
-                                             n_samples=n_samples)()
-        (name,) = [key for key in results if key != "System"]
-        expected = results[name][1]
-        ours = ter.compute(predictions=system, references=plain, baseline_predictions=baseline,
-                           paired_test=test_type, n_samples=n_samples)
-        # float32 in sacreBLEU can move one resampled difference across the observed one
-        assert abs(ours["p_value"] - expected.p_value) <= 1 / (n_samples + 1) + 1e-12, test_type
-        assert abs(ours["score"] - expected.score) <= TOLERANCE
-        assert ours["signature"] == signatures[name].format()
+    assert_resampling_matches_sacrebleu(load_metric("ter"), TER, wmt17, size=400)
 
 
 def test_evaluate_docstring_example_and_edge_cases() -> None:
