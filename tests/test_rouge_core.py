@@ -220,14 +220,15 @@ def test_sentence_splitter() -> None:
 
 
 def _rule_sentences(line: str) -> list[str]:
-    """The splitter's rules written directly: the word before each sentence end found by a regex search from
-    the start of the line (quadratic in the number of full stops, so only for short lines)."""
+    """The splitter's rules written directly: sentence ends by a backtracking regex, the word before each found
+    by a regex search from the start of the line (both quadratic, so only for short lines)."""
     import re
 
-    from metrics._core.core_sentence_split import _ABBREVIATIONS, _CJK_END, _LATIN_END
+    from metrics._core.core_sentence_split import _ABBREVIATIONS, _CJK_END
 
+    latin_end = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*(?=\s)")  # backtracking: short lines only
     cuts = set()
-    for match in _LATIN_END.finditer(line):
+    for match in latin_end.finditer(line):
         end = match.start() + len(match.group(0).rstrip("\"'\u201d\u2019)]"))
         word = re.search(r"(\S+)$", line[:end])
         word = word.group(1) if word else ""
@@ -242,7 +243,7 @@ def _rule_sentences(line: str) -> list[str]:
 
 def test_sentence_splitter_follows_its_rules_on_generated_lines() -> None:
     rng = random.Random(44)
-    pieces = ["Mr.", "u.s.", "e.g.,", "a.", "x", "word", "end.", "why?!", "(no.)", "\u201cdr.\u201d", "\u2026",
+    pieces = ["Mr.", "...", "?!", "u.s.", "e.g.,", "a.", "x", "word", "end.", "why?!", "(no.)", "\u201cdr.\u201d", "\u2026",
               "\u3002", "etc.)", ".", " ", "  ", "\u00a0", "\t", "\u2003", "B."]
     for _ in range(3000):
         line = "".join(rng.choice(pieces) + rng.choice(("", " ", " ")) for _ in range(rng.randint(0, 30)))
@@ -250,11 +251,14 @@ def test_sentence_splitter_follows_its_rules_on_generated_lines() -> None:
 
 
 def test_sentence_splitter_is_linear_in_full_stops() -> None:
-    """100,000 characters of initials (33,334 sentence-end candidates): one pass over the line, not one search
-    from its start per full stop (that took minutes)."""
+    """100,000 characters of initials (33,334 sentence-end candidates) or of full stops: one pass over the line,
+    not one search from its start per full stop nor a backtracking match per mark (each took minutes)."""
     line = "a. " * 33_334
     assert split_sentences(line) == [line.strip()]  # every full stop closes an initial
     assert len(split_sentences("ab. " * 25_000)) == 25_000
+    # runs of sentence-final marks with no space after them: no backtracking over the run from each mark
+    for unit in (".", "?!", ".)"):
+        assert split_sentences(unit * (100_000 // len(unit))) == [unit * (100_000 // len(unit))]
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,9 @@ _ABBREVIATIONS = frozenset(
     "mr mrs ms dr prof sr jr st vs etc inc ltd co corp no gen gov sen rep rev capt col lt sgt maj fig al approx "
     "jan feb mar apr jun jul aug sep sept oct nov dec mt ft est dept univ".split()
 )
-_LATIN_END = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*(?=\s)")
+# Possessive, and never starting inside a run of sentence-final marks: a run of n marks not followed by a space
+# costs n steps, not n**2 (no match can start inside a run where none started at its first mark).
+_LATIN_END = re.compile(r"(?<![.!?\u2026])[.!?\u2026]++[\"'\u201d\u2019)\]]*+(?=\s)")
 _CJK_END = re.compile(r"[\u3002\uff01\uff1f]+[\u300d\u300f\u201d\u2019\uff09]*")
 _WORD = re.compile(r"\S+")
 
