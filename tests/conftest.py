@@ -111,3 +111,37 @@ def wmt17(shared_data: Path) -> tuple[list[str], dict[str, list[str]]]:
     references = read_lines(folder / "newstest2017.ref.de")
     systems = {path.stem: read_lines(path) for path in sorted((folder / "systems").glob("*.de"))}
     return references, systems
+
+
+# Memory: the test process's peak resident set (its own and its children's high-water marks) after each test;
+# a test that raises it past PEAK_RSS_LIMIT_MIB fails, and the terminal summary names the tests that set the
+# highest peaks. The limit is well under half of the 24 GiB CI machine.
+PEAK_RSS_LIMIT_MIB = int(os.environ.get("METRICS_TESTS_PEAK_RSS_MIB", "6144"))
+_PEAKS: list[tuple[float, str]] = []
+
+
+def _peak_rss_mib() -> float:
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, children) / 1024  # kilobytes on Linux
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    before = _peak_rss_mib()
+    yield
+    after = _peak_rss_mib()
+    if after > before:
+        _PEAKS.append((after, item.nodeid))
+    if after > PEAK_RSS_LIMIT_MIB >= before:
+        pytest.fail(f"peak resident memory rose to {after:,.0f} MiB during this test, over the "
+                    f"{PEAK_RSS_LIMIT_MIB:,} MiB the suite allows (METRICS_TESTS_PEAK_RSS_MIB)")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _PEAKS:
+        terminalreporter.write_line(f"peak resident memory {_PEAKS[-1][0]:,.0f} MiB; highest peaks set by:")
+        for peak, nodeid in sorted(_PEAKS, reverse=True)[:5]:
+            terminalreporter.write_line(f"  {peak:8,.0f} MiB  {nodeid}")

@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Write tests/bad_input_catalogue.md: every class of bad input (tests/bad_input_cases.py) given to every metric
+module, with the error each answers. tests/test_bad_input.py fails when the file is stale.
+
+    .venv/bin/python scripts/write_bad_input_catalogue.py
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+
+import project
+
+for variable in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_EVALUATE_OFFLINE"):
+    os.environ[variable] = "1"
+os.environ.setdefault("HF_MODULES_CACHE", tempfile.mkdtemp(prefix="bad-input-modules-"))
+sys.path.insert(0, str(project.ROOT / "tests"))
+
+import evaluate  # noqa: E402
+
+from bad_input_cases import CATALOGUE, answer, cases_for, render  # noqa: E402
+
+
+def main() -> None:
+    rows = []
+    for folder in sorted((project.ROOT / "metrics").iterdir()):
+        if not folder.is_dir() or folder.name.startswith(("_", ".")):
+            continue
+        module = evaluate.load(str(folder))
+        rows += [(folder.name, case, *answer(module, case)) for case in cases_for(module)]
+    CATALOGUE.write_text(render(rows), encoding="utf-8")
+    print(f"wrote {CATALOGUE.relative_to(project.ROOT)} ({len(rows)} cases)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,223 @@
+"""The classes of bad input, per input kind, and what each metric module answers to them.
+
+`test_bad_input.py` runs every case against every metric folder (a new metric is covered by the cases of its
+input kind; a new input kind without cases fails the test) and checks that the committed catalogue,
+`tests/bad_input_catalogue.md`, is what the modules answer today. `scripts/write_bad_input_catalogue.py`
+rewrites the catalogue.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+CATALOGUE = Path(__file__).resolve().parent / "bad_input_catalogue.md"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One class of bad input: the inputs (by column) and options given to `compute`, and the argument the
+    error must name."""
+
+    key: str
+    description: str
+    inputs: dict[str, Any]
+    options: dict[str, Any]
+    names: str
+
+
+def _text_cases(columns: tuple[str, ...]) -> list[Case]:
+    def given(predictions: Any, references: Any = ("a", "b")) -> dict[str, Any]:
+        values = {"predictions": predictions, "references": references, "sources": ["s"] * _length(predictions)}
+        return {name: values[name] for name in columns}
+
+    cases = [
+        Case("empty", "an empty corpus", given([], []), {}, "predictions"),
+        Case("none", "`predictions` is None", given(None), {}, "predictions"),
+        Case("string", "one string instead of a list of strings", given("a b"), {}, "predictions"),
+        Case("non-string", "a prediction that is not a string", given(["a", 3]), {}, "predictions[1]"),
+        Case("none-item", "None among the predictions", given(["a", None]), {}, "predictions[1]"),
+        Case("0-d-array", "a 0-d numpy array", given(np.array("a"), ["a"]), {}, "predictions"),
+        Case("surrogate", "a lone surrogate (not Unicode text)", given(["a", "b\ud800"]), {}, "predictions[1]"),
+    ]
+    if "references" in columns:
+        cases += [
+            Case("lengths", "more predictions than references", given(["a", "b"], ["a"]), {}, "references"),
+            Case("references-none", "`references` is None", given(["a", "b"], None), {}, "references"),
+            Case("reference-bytes", "a reference that is not a string", given(["a"], [["a", b"b"]]), {},
+                 "references[0][1]"),
+            Case("no-reference", "an example with an empty list of references", given(["a", "b"], [["a"], []]),
+                 {}, "references[1]"),
+            Case("only-none", "an example whose references are all None", given(["a", "b"], [["a"], [None]]),
+                 {}, "references[1]"),
+            Case("reference-dict", "a reference given as a mapping", given(["a"], [{"text": "a"}]), {},
+                 "references[0]"),
+            Case("too-deep", "references nested one level too deep", given(["a"], [[["a"]]]), {}, "references[0][0]"),
+        ]
+    if "sources" in columns:
+        cases.append(Case("sources-lengths", "fewer sources than predictions",
+                          {**given(["a", "b"], ["a", "b"]), "sources": ["s"]}, {}, "sources"))
+    return cases
+
+
+def _length(values: Any) -> int:
+    try:
+        return len(values)
+    except TypeError:
+        return 1
+
+
+def _pair_cases(good: tuple[Any, Any], items: list[tuple[str, str, Any, str]]) -> list[Case]:
+    """The cases every kind of prediction/reference pairs shares, then the kind's own bad items: (key,
+    description, predictions, the argument the error must name), with the good references."""
+    predictions, references = good
+    cases = [
+        Case("empty", "an empty corpus", {"predictions": [], "references": []}, {}, "predictions"),
+        Case("none", "`predictions` is None", {"predictions": None, "references": references}, {}, "predictions"),
+        Case("lengths", "more predictions than references",
+             {"predictions": predictions, "references": references[:1]}, {}, "references"),
+        Case("references-none", "`references` is None", {"predictions": predictions, "references": None}, {},
+             "references"),
+    ]
+    return cases + [Case(key, description, {"predictions": bad, "references": references}, {}, names)
+                    for key, description, bad, names in items]
+
+
+def _label_cases(columns: tuple[str, ...]) -> list[Case]:
+    return _pair_cases(LABEL_PAIR, [
+        ("string", "one string instead of a list of labels", "01", "predictions"),
+        ("0-d-array", "a 0-d numpy array", np.array(1), "predictions"),
+        ("mixed-types", "labels of mixed types (an int and a string)", [0, "1"], "predictions[1]"),
+        ("float-label", "a label that is not an integer (1.5)", [0, 1.5], "predictions[1]"),
+        ("none-item", "None among the labels", [0, None], "predictions[1]"),
+        ("ragged-rows", "multi-label rows of different widths", [[0, 1], [1]], "predictions[1]"),
+    ])
+
+
+def _number_cases(columns: tuple[str, ...]) -> list[Case]:
+    return _pair_cases(NUMBER_PAIR, [
+        ("string", "one string instead of a list of numbers", "12", "predictions"),
+        ("0-d-array", "a 0-d numpy array", np.array(1.0), "predictions"),
+        ("non-number", "a value that is not a number", [1.0, "2"], "predictions[1]"),
+        ("bool", "a bool among the numbers", [1.0, True], "predictions[1]"),
+        ("nan", "a NaN among the numbers", [1.0, float("nan")], "predictions[1]"),
+    ])
+
+
+def _tag_sequence_cases(columns: tuple[str, ...]) -> list[Case]:
+    return _pair_cases(TAG_PAIR, [
+        ("string", "one string instead of a list of tag sequences", "O B-PER", "predictions"),
+        ("flat", "one flat list of tags instead of a list of sequences", ["O", "B-PER"], "predictions[0]"),
+        ("non-string-tag", "a tag that is not a string", [["O", 1], ["B-LOC"]], "predictions[0][1]"),
+        ("tag-count", "a predicted sequence shorter than its gold sequence", [["O"], ["B-LOC"]], "predictions[0]"),
+    ])
+
+
+def _squad_cases(good: tuple[Any, Any]) -> list[Case]:
+    return _pair_cases(good, [
+        ("string", "one string instead of a list of prediction dicts", "Paris", "predictions"),
+        ("text-only", "a prediction given as a plain string", ["Paris", good[0][1]], "predictions[0]"),
+        ("missing-key", "a prediction without `prediction_text`", [{"id": "q1"}, good[0][1]], "predictions[0]"),
+        ("non-string-answer", "a prediction text that is not a string",
+         [{**good[0][0], "prediction_text": 3}, good[0][1]], "predictions[0]['prediction_text']"),
+    ])
+
+
+LABEL_PAIR = ([0, 1], [0, 1])
+NUMBER_PAIR = ([0.5, 1.5], [1.0, 2.0])
+TAG_PAIR = ([["O", "B-PER"], ["B-LOC"]], [["O", "B-PER"], ["B-LOC"]])
+SQUAD_PAIR = (
+    [{"id": "q1", "prediction_text": "Paris"}, {"id": "q2", "prediction_text": "1889"}],
+    [{"id": "q1", "answers": {"text": ["Paris"], "answer_start": [0]}},
+     {"id": "q2", "answers": {"text": ["1889"], "answer_start": [5]}}],
+)
+SQUAD_V2_PAIR = ([{**prediction, "no_answer_probability": 0.0} for prediction in SQUAD_PAIR[0]], SQUAD_PAIR[1])
+TEXT_GOOD = {"predictions": ["the cat sat on the mat", "a storm cut the power"],
+             "references": ["the cat sat on a mat", "a storm cut power"],
+             "sources": ["le chat est assis", "une tempête a coupé le courant"]}
+
+
+@dataclass(frozen=True)
+class KindCases:
+    """The bad-input cases of an input kind, and good inputs of that kind (to which the option cases are given)."""
+
+    cases: Callable[[tuple[str, ...]], list[Case]]
+    good: dict[str, Any]
+
+
+def _pair(good: tuple[Any, Any]) -> dict[str, Any]:
+    return {"predictions": good[0], "references": good[1]}
+
+
+KINDS: dict[str, KindCases] = {
+    "text pairs": KindCases(_text_cases, TEXT_GOOD),
+    "texts": KindCases(_text_cases, TEXT_GOOD),
+    "sources, predictions and references": KindCases(_text_cases, TEXT_GOOD),
+    "text pairs or token lists": KindCases(_text_cases, TEXT_GOOD),
+    "labels": KindCases(_label_cases, _pair(LABEL_PAIR)),
+    "number pairs": KindCases(_number_cases, _pair(NUMBER_PAIR)),
+    "label sequences": KindCases(_tag_sequence_cases, _pair(TAG_PAIR)),
+    "squad answers": KindCases(lambda columns: _squad_cases(SQUAD_PAIR), _pair(SQUAD_PAIR)),
+    "squad_v2 answers": KindCases(lambda columns: _squad_cases(SQUAD_V2_PAIR), _pair(SQUAD_V2_PAIR)),
+}
+
+
+def _option_cases(options_class: type) -> list[Case]:
+    """An unknown option, and a flag given as a string (for options classes that have a flag)."""
+    flags = [field.name for field in dataclasses.fields(options_class) if isinstance(field.default, bool)]
+    cases = [Case("unknown-option", "an unknown option", {}, {"no_such_option": 1}, "no_such_option")]
+    if flags:
+        cases.append(Case("flag-not-bool", f"a flag given as a string (`{flags[0]}`)", {}, {flags[0]: "yes"},
+                          flags[0]))
+    return cases
+
+
+def _kind_cases(module: Any) -> KindCases:
+    kind = module.inputs
+    if kind.name not in KINDS:
+        raise KeyError(f"no bad-input cases for the input kind {kind.name!r}; add them to tests/bad_input_cases.py")
+    return KINDS[kind.name]
+
+
+def good_inputs(module: Any) -> dict[str, Any]:
+    """Two valid examples of the module's input kind, by column."""
+    return {name: _kind_cases(module).good[name] for name in module.inputs.columns}
+
+
+def cases_for(module: Any) -> list[Case]:
+    """Every case for a loaded metric module (its input kind's, then the option cases)."""
+    good = good_inputs(module)
+    return [*_kind_cases(module).cases(module.inputs.columns),
+            *(dataclasses.replace(case, inputs=good) for case in _option_cases(module.options_class))]
+
+
+def answer(module: Any, case: Case) -> tuple[str, str]:
+    """(exception type, message) that `compute` raises for the case, or ('no error', '')."""
+    try:
+        module.compute(**case.inputs, **case.options)
+    except (TypeError, ValueError) as error:
+        return type(error).__name__, str(error)
+    return "no error", ""
+
+
+def render(rows: list[tuple[str, Case, str, str]]) -> str:
+    """The catalogue: one table per metric, a row per case."""
+    lines = [
+        "# Bad input: what every metric module answers",
+        "",
+        "Generated by `scripts/write_bad_input_catalogue.py` from `tests/bad_input_cases.py`; "
+        "`tests/test_bad_input.py` fails when it is stale. Each case is passed to `compute`; every module raises "
+        "before reading or writing anything, naming itself, the argument and, for one example, its index.",
+    ]
+    current = None
+    for metric, case, error, message in rows:
+        if metric != current:
+            lines += ["", f"## {metric}", "", "| case | error | message |", "|---|---|---|"]
+            current = metric
+        lines.append(f"| {case.description} | `{error}` | {message.replace('|', '&#124;')} |")
+    return "\n".join(lines) + "\n"

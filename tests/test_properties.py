@@ -1,0 +1,441 @@
+"""Property-based tests (hypothesis) run over every metric module.
+
+For any input hypothesis can generate for a metric's input kind (text pairs: every Unicode category, control
+and zero-width characters, right-to-left text, combining marks, empty strings, texts of 100,000 characters,
+corpora of one to six examples with one to three references; other kinds: their profile's generator):
+
+- every number in the result is finite and within the metric's documented range;
+- the corpus result does not depend on the order of the examples (outputs defined by an order excepted);
+- one-shot `compute`, per-example statistics reduced by `compute_from_stats`, shard totals merged in reverse
+  order, and `add_batch` followed by a streamed `compute` all give the same result;
+- `compute` twice, after `configure`, and through `evaluate.combine` (with `.add`) agree;
+- predictions identical to their references get the metric's best score (where the metric has one).
+
+The profile of each metric (ranges, maximum, tolerance, generators) is declared in PROFILES; a metric without a
+profile fails `test_every_metric_has_a_profile`. Model metrics are compared within 1e-5 (batch composition
+changes float summation order); statistics metrics exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import evaluate
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import METRICS_DIR, load_metric, metric_names
+
+METRICS = metric_names()
+
+
+Corpus = dict[str, list[Any]]  # compute's input columns, e.g. {"predictions": [...], "references": [...]}
+
+# Characters hypothesis draws from: every category but lone surrogates (not Unicode text: test_bad_input covers
+# them), plus the awkward ones named explicitly: zero-width and bidirectional controls, combining marks,
+# right-to-left letters, a Thai letter, ideographic and no-break spaces, tab, carriage return, newline, NUL, ESC.
+AWKWARD = "\u200b\u200c\u200d\ufeff\u202e\u2066\u0301\u0651\u05d0\u0627\u0e01\u3000\u00a0\t\r\n\x00\x1b"
+characters = st.one_of(st.characters(exclude_categories=("Cs",)), st.sampled_from(AWKWARD))
+short_text = st.text(characters, max_size=40)
+
+
+def long_text(length: int = 100_000) -> st.SearchStrategy[str]:
+    """A text of about ``length`` characters: one to five characters repeated."""
+    return st.text(characters, min_size=1, max_size=5).map(lambda unit: unit * (length // len(unit)))
+
+
+@st.composite
+def text(draw: Any, long_texts: int = 50, long_length: int = 100_000) -> str:
+    """Mostly short texts; one in 50 is empty and one in ``long_texts`` has about ``long_length`` characters."""
+    roll = draw(st.integers(0, long_texts - 1))
+    return draw(long_text(long_length) if roll == 0 else st.just("") if roll % 50 == 1 else short_text)
+
+
+def sentences(word: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """Sentences of 4 to 12 words, some from a small English vocabulary so that n-grams repeat."""
+    return st.lists(st.sampled_from(("the", "cat", "sat", "on", "a", "mat", "storm", "power")) | word,
+                    min_size=4, max_size=12).map(" ".join)
+
+
+any_word = st.text(st.characters(categories=("Lu", "Ll", "Nd")), min_size=1, max_size=8).map(str.lower)
+ascii_word = st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=8)
+
+
+@st.composite
+def text_pairs(draw: Any, long_texts: int = 50) -> Corpus:
+    """One to six predictions with one to three references each."""
+    text_strategy = text(long_texts)
+    size = draw(st.integers(1, 6))
+    predictions = [draw(text_strategy) for _ in range(size)]
+    references = [[draw(text_strategy) for _ in range(draw(st.integers(1, 3)))] for _ in range(size)]
+    return {"predictions": predictions, "references": references}
+
+
+def identical_text_pairs(word: st.SearchStrategy[str] = any_word) -> st.SearchStrategy[Corpus]:
+    return st.lists(sentences(word), min_size=1, max_size=5).map(
+        lambda texts: {"predictions": texts, "references": texts}
+    )
+
+
+@st.composite
+def label_pairs(draw: Any, long_texts: int = 50, classes: int = 4) -> Corpus:
+    """1 to 40 examples of class labels 0..classes-1 (some classes missing, sometimes a single class)."""
+    size = draw(st.integers(1, 40))
+    labels = st.lists(st.integers(0, classes - 1), min_size=size, max_size=size)
+    return {"predictions": draw(labels), "references": draw(labels)}
+
+
+def identical_label_pairs(classes: int = 4) -> st.SearchStrategy[Corpus]:
+    """Identical predictions and references holding at least two classes."""
+    return st.lists(st.integers(0, classes - 1), min_size=2, max_size=40).filter(lambda labels: len(set(labels)) > 1).map(
+        lambda labels: {"predictions": labels, "references": labels})
+
+
+@st.composite
+def number_pairs(draw: Any, long_texts: int = 50) -> Corpus:
+    """3 to 40 pairs of finite numbers with ties and wide magnitudes; neither side constant (a correlation of a
+    constant is undefined, which the correlation modules' own tests cover)."""
+    size = draw(st.integers(3, 40))
+    value = st.one_of(st.integers(-5, 5).map(float), st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False))
+    column = st.lists(value, min_size=size, max_size=size).filter(lambda values: len(set(values)) > 1)
+    return {"predictions": draw(column), "references": draw(column)}
+
+
+def identical_number_pairs() -> st.SearchStrategy[Corpus]:
+    return st.lists(st.integers(-100, 100).map(float), min_size=3, max_size=40).filter(
+        lambda values: len(set(values)) > 1).map(lambda values: {"predictions": values, "references": values})
+
+
+TAGS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG", "I-MISC")
+
+
+@st.composite
+def tag_sequence_pairs(draw: Any, long_texts: int = 50) -> Corpus:
+    """1 to 8 sentences of 0 to 12 IOB2 tags (ill-formed sequences included: an I- after O)."""
+    lengths = draw(st.lists(st.integers(0, 12), min_size=1, max_size=8).filter(any))  # a corpus without tags: an error
+    tags = st.sampled_from(TAGS)
+    return {
+        "predictions": [draw(st.lists(tags, min_size=n, max_size=n)) for n in lengths],
+        "references": [draw(st.lists(tags, min_size=n, max_size=n)) for n in lengths],
+    }
+
+
+def identical_tag_sequences() -> st.SearchStrategy[Corpus]:
+    """Identical sequences holding at least one entity."""
+    sequence = st.lists(st.sampled_from(TAGS), min_size=1, max_size=12)
+    return st.lists(sequence, min_size=1, max_size=8).filter(
+        lambda sequences: any(tag != "O" for tags in sequences for tag in tags)).map(
+        lambda sequences: {"predictions": sequences, "references": sequences})
+
+
+@st.composite
+def squad_pairs(draw: Any, long_texts: int = 50, with_probability: bool = False) -> Corpus:
+    """1 to 6 questions with 1 to 3 gold answers each (squad_v2: possibly none) and one prediction each."""
+    size = draw(st.integers(1, 6))
+    answer = text(long_texts)
+    predictions, references = [], []
+    for index in range(size):
+        prediction = {"id": f"q{index}", "prediction_text": draw(answer)}
+        if with_probability:
+            prediction["no_answer_probability"] = draw(st.floats(0, 1))
+        golds = [draw(answer) for _ in range(draw(st.integers(0 if with_probability else 1, 3)))]
+        predictions.append(prediction)
+        references.append({"id": f"q{index}", "answers": {"text": golds, "answer_start": [0] * len(golds)}})
+    return {"predictions": predictions, "references": references}
+
+
+def identical_squad_pairs(with_probability: bool = False) -> st.SearchStrategy[Corpus]:
+    def records(answers: list[str]) -> Corpus:
+        extra = {"no_answer_probability": 0.0} if with_probability else {}
+        return {"predictions": [{"id": f"q{i}", "prediction_text": a, **extra} for i, a in enumerate(answers)],
+                "references": [{"id": f"q{i}", "answers": {"text": [a], "answer_start": [0]}}
+                               for i, a in enumerate(answers)]}
+
+    # SQuAD v1.1's F1 of two answers that normalise to nothing (articles, punctuation) is 0 (v2.0 makes it 1)
+    content_word = ascii_word.filter(lambda word: word not in ("a", "an", "the"))
+    return st.lists(st.lists(content_word, min_size=1, max_size=6).map(" ".join), min_size=1, max_size=5).map(records)
+
+
+@st.composite
+def single_reference_pairs(draw: Any, long_texts: int = 50) -> Corpus:
+    """One to six predictions with one reference string each."""
+    size = draw(st.integers(1, 6))
+    return {"predictions": [draw(text(long_texts)) for _ in range(size)],
+            "references": [draw(text(long_texts)) for _ in range(size)]}
+
+
+@st.composite
+def non_empty_texts(draw: Any, long_texts: int = 50, long_length: int = 100_000) -> Corpus:
+    """One to six texts alone (no references), none empty."""
+    size = draw(st.integers(1, 6))
+    return {"predictions": [draw(text(long_texts, long_length).filter(bool)) for _ in range(size)]}
+
+
+def tiny_language_model() -> dict[str, Any]:
+    """perplexity's options for a tiny randomly initialised Llama and its trained tokenizer (test_lm_core's)."""
+    from test_lm_core import tiny_llama, train_tokenizer
+
+    tokenizer = train_tokenizer()
+    return {"model_id": tiny_llama(len(tokenizer)), "tokenizer": tokenizer, "batch_size": 16}
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What a metric promises: value ranges by output key, its best values on identical inputs, comparison
+    tolerance, and the inputs hypothesis generates for it."""
+
+    ranges: Mapping[str, tuple[float, float]]
+    identity: Mapping[str, float]
+    tolerance: float = 0.0
+    options: Mapping[str, Any] = field(default_factory=dict)
+    identity_options: Mapping[str, Any] = field(default_factory=dict)
+    examples: int = 250  # per property; five properties per metric
+    long_texts: int = 50  # one text in this many is long (about 100,000 characters unless the corpora say less)
+    corpora: Callable[[int], st.SearchStrategy[Corpus]] = text_pairs
+    identical: st.SearchStrategy[Corpus] = field(default_factory=identical_text_pairs)
+    averaged: tuple[str, ...] = ()  # per-example lists whose mean is the corpus value (others are left out)
+    statistics: bool = True  # False: the result needs every example (e.g. a threshold search), not sums
+    order_dependent: tuple[str, ...] = ()  # outputs that depend on the order of the examples by definition
+
+
+PROFILES: dict[str, Profile] = {
+    "bleu": Profile({"bleu": (0, 1), "precisions": (0, 1), "brevity_penalty": (0, 1)}, {"bleu": 1.0}),
+    "sacrebleu": Profile({"score": (0, 100), "precisions": (0, 100), "bp": (0, 1)}, {"score": 100.0}),
+    "rouge": Profile(
+        {name: (0, 1) for name in ("rouge1", "rouge2", "rougeL", "rougeLsum")},
+        {name: 1.0 for name in ("rouge1", "rouge2", "rougeL", "rougeLsum")},
+        identity_options={"tokenizer": "unicode"},  # rouge-score's tokenizer drops non-Latin words: no maximum
+    ),
+    # The plain means (no bootstrap: the script's resampling follows the order of the examples by design);
+    # ROUGE-1.5.5 drops non-ASCII bytes, so only ASCII sentences reach the maximum.
+    "rouge155": Profile(
+        {f"{name}{measure}_mean": (0, 1) for name in ("rouge1", "rouge2", "rougeL")
+         for measure in ("", "_precision", "_recall")},
+        {f"{name}_mean": 1.0 for name in ("rouge1", "rouge2", "rougeL")},
+        options={"n_bootstrap": 0},
+        identical=identical_text_pairs(ascii_word),
+    ),
+    # A long text costs a model a forward pass of its maximum length: fewer of them
+    "bertscore": Profile(
+        {"precision": (-1, 1), "recall": (-1, 1), "f1": (-1, 1)}, {"f1": 1.0}, tolerance=1e-5, examples=200,
+        long_texts=500, averaged=("precision", "recall", "f1"),
+    ),
+    "semantic_similarity": Profile(
+        {"similarity": (-1, 1), "similarities": (-1, 1)}, {"similarity": 1.0}, tolerance=1e-5, examples=200,
+        long_texts=500,
+    ),
+    "chrf": Profile({"score": (0, 100)}, {"score": 100.0}),
+    # TER counts edits per reference word: above 100 when a prediction is longer than its reference. A long text
+    # costs its beam-searched alignment (quadratic in words within the beam): fewer of them
+    "ter": Profile({"score": (0, math.inf), "num_edits": (0, math.inf), "ref_length": (0, math.inf)},
+                   {"score": 0.0, "num_edits": 0.0}, long_texts=500),
+    # METEOR's fragmentation penalty keeps identical texts below 1 (1 - gamma / matches^3): its maximum, 1, is
+    # checked with the penalty off (gamma=0)
+    "meteor": Profile({"meteor": (0, 1)}, {"meteor": 1.0}, identity_options={"gamma": 0.0}, long_texts=500),
+
+    # A tiny random causal LM (built offline, as in test_lm_core) keeps 1,000 examples fast. Its windows are 64
+    # tokens, so a long text of 5,000 characters is already about a hundred windows (100,000 characters would be
+    # thousands, each long text seconds). Texts are never empty (an empty text has no token to score: NaN by
+    # design, covered in test_perplexity)
+    "perplexity": Profile(
+        {"mean_perplexity": (1, math.inf), "corpus_perplexity": (1, math.inf), "perplexities": (1, math.inf),
+         "cross_entropy": (0, math.inf), "bits_per_token": (0, math.inf), "bits_per_byte": (0, math.inf),
+         "cross_entropies": (0, math.inf), "bits_per_token_per_text": (0, math.inf),
+         "bits_per_byte_per_text": (0, math.inf)},
+        {}, tolerance=1e-5, options=tiny_language_model(), examples=250, long_texts=50,
+        corpora=lambda long_texts: non_empty_texts(long_texts, long_length=5_000),
+    ),
+    **{name: Profile({name: (0, 1)}, {name: 1.0}, corpora=lambda long_texts: label_pairs(long_texts, classes=2),
+                     identical=identical_label_pairs(classes=2))
+       for name in ("accuracy", "precision", "recall", "f1")},
+    "matthews_correlation": Profile({"matthews_correlation": (-1, 1)}, {"matthews_correlation": 1.0},
+                                    corpora=label_pairs, identical=identical_label_pairs()),
+    # a correlation is a float computation over the whole corpus (as scipy's): another order rounds the last bit
+    **{name: Profile({name: (-1, 1)}, {name: 1.0}, tolerance=1e-12, corpora=number_pairs,
+                     identical=identical_number_pairs(), statistics=False)
+       for name in ("pearsonr", "spearmanr")},
+    "exact_match": Profile({"exact_match": (0, 1)}, {"exact_match": 1.0}, corpora=single_reference_pairs),
+    "squad": Profile({"exact_match": (0, 100), "f1": (0, 100)}, {"exact_match": 100.0, "f1": 100.0},
+                     corpora=squad_pairs, identical=identical_squad_pairs()),
+    "squad_v2": Profile(
+        {key: (0, 100) for key in ("exact", "f1", "HasAns_exact", "HasAns_f1", "NoAns_exact", "NoAns_f1",
+                                   "best_exact", "best_f1")} | {"best_exact_thresh": (0, 1), "best_f1_thresh": (0, 1)},
+        {"exact": 100.0, "f1": 100.0, "best_exact": 100.0, "best_f1": 100.0},
+        corpora=lambda long_texts: squad_pairs(long_texts, with_probability=True),
+        identical=identical_squad_pairs(with_probability=True), statistics=False,
+        # the official script walks questions by no-answer probability, ties in input order, and keeps the
+        # first best prefix: with tied probabilities the best scores and thresholds follow the input order
+        order_dependent=("best_exact", "best_exact_thresh", "best_f1", "best_f1_thresh"),
+    ),
+    "seqeval": Profile({f"overall_{key}": (0, 1) for key in ("precision", "recall", "f1", "accuracy")},
+                       {"overall_f1": 1.0, "overall_accuracy": 1.0}, corpora=tag_sequence_pairs,
+                       identical=identical_tag_sequences()),
+}
+
+
+def size_of(corpus: Corpus) -> int:
+    return len(next(iter(corpus.values())))
+
+
+def select(corpus: Corpus, indices: Sequence[int]) -> Corpus:
+    return {column: [values[i] for i in indices] for column, values in corpus.items()}
+
+
+def example(corpus: Corpus, index: int) -> dict[str, Any]:
+    """One example as `evaluate.combine(...).add` takes it (prediction=, reference=, other columns by name)."""
+    singular = {"predictions": "prediction", "references": "reference"}
+    return {singular.get(column, column): values[index] for column, values in corpus.items()}
+
+
+def property_settings(name: str) -> settings:
+    return settings(
+        max_examples=PROFILES[name].examples,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    )
+
+
+def numbers(value: Any) -> list[float]:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return []
+    if isinstance(value, (int, float)):
+        return [float(value)]
+    if isinstance(value, Mapping):
+        return [number for item in value.values() for number in numbers(item)]
+    if isinstance(value, Sequence):
+        return [number for item in value for number in numbers(item)]
+    return []
+
+
+def assert_close(ours: Any, theirs: Any, tolerance: float, context: str) -> None:
+    if isinstance(ours, Mapping):
+        assert ours.keys() == theirs.keys(), context
+        for key in ours:
+            assert_close(ours[key], theirs[key], tolerance, f"{context}[{key}]")
+    elif isinstance(ours, (list, tuple)):
+        assert len(ours) == len(theirs), context
+        for index, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+            assert_close(a, b, tolerance, f"{context}[{index}]")
+    elif isinstance(ours, float) and tolerance:
+        assert math.isclose(ours, theirs, abs_tol=tolerance), f"{context}: {ours} != {theirs}"
+    else:
+        assert ours == theirs, f"{context}: {ours!r} != {theirs!r}"
+
+
+def aggregate(profile: Profile, result: Mapping[str, Any]) -> dict[str, Any]:
+    """The corpus-level part of a result: per-example lists become their means (``averaged``) or are left out."""
+    return {key: math.fsum(value) / len(value) if key in profile.averaged else value
+            for key, value in result.items() if key in profile.averaged or not isinstance(value, list)}
+
+
+def order_free(profile: Profile, result: Mapping[str, Any]) -> dict[str, Any]:
+    """The corpus-level outputs that must not depend on the order of the examples."""
+    return {key: value for key, value in aggregate(profile, result).items() if key not in profile.order_dependent}
+
+
+def test_every_metric_has_a_profile() -> None:
+    assert set(METRICS) <= set(PROFILES), f"add a property profile for {sorted(set(METRICS) - set(PROFILES))}"
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_results_are_finite_and_in_range(name: str) -> None:
+    profile, metric = PROFILES[name], load_metric(name)
+
+    @property_settings(name)
+    @given(profile.corpora(profile.long_texts))
+    def check(corpus: Corpus) -> None:
+        result = metric.compute(**corpus, **profile.options)
+        assert all(math.isfinite(number) for number in numbers(result)), result
+        for key, (low, high) in profile.ranges.items():  # keys a result may leave out (no such examples)
+            for number in numbers(result.get(key)):
+                assert low - 1e-6 <= number <= high + 1e-6, (key, number)
+
+    check()
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_order_of_examples_does_not_matter(name: str) -> None:
+    profile, metric = PROFILES[name], load_metric(name)
+
+    @property_settings(name)
+    @given(profile.corpora(profile.long_texts), st.randoms(use_true_random=False))
+    def check(corpus: Corpus, rng: Any) -> None:
+        order = list(range(size_of(corpus)))
+        rng.shuffle(order)
+        first = metric.compute(**corpus, **profile.options)
+        shuffled = metric.compute(**select(corpus, order), **profile.options)
+        assert_close(order_free(profile, shuffled), order_free(profile, first), profile.tolerance, name)
+
+    check()
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_statistics_shards_and_streaming_equal_one_shot(name: str) -> None:
+    profile, metric = PROFILES[name], load_metric(name)
+    streamed = evaluate.load(str(METRICS_DIR / name), experiment_id=uuid.uuid4().hex)
+
+    @property_settings(name)
+    @given(profile.corpora(profile.long_texts), st.integers(1, 5))
+    def check(corpus: Corpus, split: int) -> None:
+        one_shot = metric.compute(**corpus, **profile.options)
+        size = size_of(corpus)
+        split = min(split, size)
+        for start in range(0, size, split):
+            streamed.add_batch(**select(corpus, range(start, min(start + split, size))))
+        streamed.stream_batch_size = 2
+        assert_close(streamed.compute(**profile.options), one_shot, profile.tolerance, f"{name}: streamed")
+        if not profile.statistics:
+            return
+        stats = metric.example_stats(**corpus, **profile.options)
+        from_stats = metric.compute_from_stats(stats, **profile.options)
+        shards = [metric.reduce_stats(metric.example_stats(**select(corpus, range(a, b)), **profile.options),
+                                      **profile.options)
+                  for a, b in ((0, split), (split, size)) if a < b]
+        merged = metric.compute_from_stats(shards[::-1], **profile.options)
+        # a model metric's shard statistics come from other batches (float summation order): its tolerance
+        assert_close(merged, from_stats, profile.tolerance, f"{name}: merged shards")
+        expected = aggregate(profile, one_shot)
+        for key in expected.keys() & from_stats.keys():
+            assert_close(from_stats[key], expected[key], profile.tolerance, f"{name}: compute_from_stats {key}")
+
+    check()
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_repeated_configured_and_combined_computes_agree(name: str) -> None:
+    profile, metric = PROFILES[name], load_metric(name)
+    configured = evaluate.load(str(METRICS_DIR / name), experiment_id=uuid.uuid4().hex).configure(**profile.options)
+
+    @property_settings(name)
+    @given(profile.corpora(profile.long_texts))
+    def check(corpus: Corpus) -> None:
+        first = metric.compute(**corpus, **profile.options)
+        assert_close(metric.compute(**corpus, **profile.options), first, 0.0, "twice")
+        assert_close(configured.compute(**corpus), first, 0.0, "configured")
+        combined = evaluate.combine([configured])
+        for index in range(size_of(corpus)):
+            combined.add(**example(corpus, index))
+        assert_close(combined.compute(), first, profile.tolerance, "combine.add")
+
+    check()
+
+
+@pytest.mark.parametrize("name", [name for name in METRICS if name in PROFILES and PROFILES[name].identity])
+def test_identical_inputs_get_the_best_score(name: str) -> None:
+    profile, metric = PROFILES[name], load_metric(name)
+
+    @property_settings(name)
+    @given(profile.identical)
+    def check(corpus: Corpus) -> None:
+        result = metric.compute(**corpus, **{**profile.options, **profile.identity_options})
+        for key, maximum in profile.identity.items():
+            for number in numbers(result[key]):
+                assert math.isclose(number, maximum, abs_tol=max(profile.tolerance, 1e-12)), (key, number, corpus)
+
+    check()
