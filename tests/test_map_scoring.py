@@ -1,5 +1,7 @@
-"""Every metric with per-example sufficient statistics, on both real corpora: the statistics columns that
-datasets.Dataset.map writes reduce to exactly the one-shot corpus result. Text metrics are mapped with 2
+"""Every metric with per-example sufficient statistics, on two corpora of its input kind (real WMT17 and CNN/DM
+texts for text metrics and SQuAD answers; seeded generated ones for labels, numbers and tag sequences, which
+the shared data lacks): the statistics columns that datasets.Dataset.map writes reduce to exactly the one-shot
+corpus result. Text metrics are mapped with 2
 processes; model-based metrics (those that vendor the model loader) in-process (num_proc=None; datasets 5
 starts a pool even for num_proc=1) on a subset, since forking a
 process whose PyTorch thread pool is running can deadlock the child (map in-process, or one process per
@@ -10,6 +12,8 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import random
+from typing import Any
 
 import datasets
 import pytest
@@ -19,15 +23,82 @@ from conftest import METRICS_DIR, load_metric, metric_names
 STATS_METRICS = [name for name in metric_names() if hasattr(load_metric(name), "example_stats")]
 
 
+Corpus = dict[str, list[Any]]  # compute's input columns
+
+# A correlation is one float computation over every pair: its statistics (the pairs, counted) are scored in
+# sorted pair order, the one-shot compute in input order, so the two differ in the last bits (core_correlation).
+SUMMATION_ORDER_TOLERANCE = {"pearsonr": 1e-12, "spearmanr": 1e-12}
+# squad_v2's best no-answer threshold walks the questions in order, ties in input order (the official script's):
+# mapped statistics are not enough, and compute_from_stats says so.
+NEEDS_EVERY_EXAMPLE = {"squad_v2"}
+
+
 @pytest.fixture(scope="module")
-def corpora(wmt17, shared_data) -> dict[str, tuple[list[str], list[list[str]]]]:
+def text_corpora(wmt17, shared_data) -> dict[str, tuple[list[str], list[str], list[str]]]:
+    """Two real corpora: (predictions, references, a second system's outputs on the same examples)."""
     references, systems = wmt17
     with gzip.open(shared_data / "cnndm-see2017" / "test.jsonl.gz", "rt", encoding="utf-8") as handle:
         records = [json.loads(line) for _, line in zip(range(2000), handle)]
     return {
-        "wmt17 uedin-nmt": (systems["uedin-nmt.4722"], [[reference] for reference in references]),
-        "cnndm pointer-gen": ([r["pointer-gen"] for r in records], [[r["reference"]] for r in records]),
+        "wmt17 uedin-nmt": (systems["uedin-nmt.4722"], references, systems["online-B.0"]),
+        "cnndm pointer-gen": ([r["pointer-gen"] for r in records], [r["reference"] for r in records],
+                              [r["baseline"] for r in records]),
     }
+
+
+def first_sentence(text: str) -> str:
+    return text.split("\n")[0].split(" . ")[0]
+
+
+def squad_corpus(predictions: list[str], references: list[str], others: list[str], v2: bool) -> Corpus:
+    """Real answers: each prediction's first sentence against its reference's and the second system's first
+    sentences as gold answers (SQuAD v2: every fifth question unanswerable, seeded no-answer probabilities)."""
+    rng = random.Random(7)
+    rows: Corpus = {"predictions": [], "references": []}
+    for index, (prediction, reference, other) in enumerate(zip(predictions, references, others)):
+        golds = [] if v2 and index % 5 == 0 else [first_sentence(reference), first_sentence(other)]
+        answer = {"id": str(index), "prediction_text": first_sentence(prediction)}
+        if v2:
+            answer["no_answer_probability"] = rng.random()
+        rows["predictions"].append(answer)
+        rows["references"].append({"id": str(index), "answers": {"text": golds, "answer_start": [0] * len(golds)}})
+    return rows
+
+
+def generated_corpora(kind: str) -> dict[str, Corpus]:
+    """Seeded corpora of 2,000 examples for the kinds no shared data holds: a balanced and a skewed one."""
+    corpora = {}
+    for label, skew in (("balanced", 0.5), ("skewed", 0.1)):
+        rng = random.Random(f"{kind} {label}")
+        if kind == "labels":  # binary, as precision/recall/f1's default average="binary" needs
+            references = [int(rng.random() < skew) for _ in range(2000)]
+            predictions = [r if rng.random() < 0.8 else 1 - r for r in references]
+        elif kind == "number pairs":
+            references = [rng.gauss(0, 1) if rng.random() > skew else float(rng.randint(-2, 2)) for _ in range(2000)]
+            predictions = [r + rng.gauss(0, 1) for r in references]
+        elif kind == "label sequences":
+            tags = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG", "I-MISC")
+            references = [[rng.choice(tags) if rng.random() < skew + 0.2 else "O" for _ in range(rng.randint(1, 20))]
+                          for _ in range(2000)]
+            predictions = [[tag if rng.random() < 0.85 else rng.choice(tags) for tag in sentence]
+                           for sentence in references]
+        else:
+            raise KeyError(f"no map-scoring corpus for the input kind {kind!r}; add one to {__name__}")
+        corpora[label] = {"predictions": predictions, "references": references}
+    return corpora
+
+
+def corpora_for(module: Any, text_corpora: dict) -> dict[str, Corpus]:
+    """The corpora a module's input kind takes."""
+    kind = module.inputs.name
+    if kind in ("text pairs", "text pairs or token lists"):
+        return {name: {"predictions": predictions, "references": [[reference] for reference in references]}
+                for name, (predictions, references, _) in text_corpora.items()}
+    if kind == "texts":
+        return {name: {"predictions": predictions} for name, (predictions, _, _) in text_corpora.items()}
+    if kind in ("squad answers", "squad_v2 answers"):
+        return {name: squad_corpus(*texts, v2=kind == "squad_v2 answers") for name, texts in text_corpora.items()}
+    return generated_corpora(kind)
 
 
 def test_every_corpus_metric_has_statistics() -> None:
@@ -35,32 +106,36 @@ def test_every_corpus_metric_has_statistics() -> None:
 
 
 def uses_a_model(name: str) -> bool:
-    return (METRICS_DIR / name / "core_models.py").is_file()
+    return any((METRICS_DIR / name / f"{core}.py").is_file() for core in ("core_models", "core_lm_models"))
 
 
 @pytest.mark.parametrize("name", STATS_METRICS)
-def test_map_reduces_to_the_corpus_result(name: str, corpora) -> None:
+def test_map_reduces_to_the_corpus_result(name: str, text_corpora) -> None:
     metric = load_metric(name)
     num_proc, size = (None, 64) if uses_a_model(name) else (2, None)
-    for corpus, (predictions, references) in corpora.items():
-        predictions, references = predictions[:size], references[:size]
-        dataset = datasets.Dataset.from_dict({"prediction": predictions, "references": references})
+    columns = metric.inputs.columns
+    for corpus_name, corpus in corpora_for(metric, text_corpora).items():
+        corpus = {column: values[:size] for column, values in corpus.items()}
+        dataset = datasets.Dataset.from_dict(corpus)
         stats = dataset.map(
-            lambda batch: metric.example_stats(batch["prediction"], batch["references"]),
+            lambda batch: metric.example_stats(**{column: batch[column] for column in columns}),
             batched=True,
             batch_size=300,
             num_proc=num_proc,
-            remove_columns=["prediction", "references"],
+            remove_columns=list(columns),
         )
-        assert len(stats) == len(predictions)
-        assert_same_corpus_result(
-            metric.compute_from_stats(stats), metric.compute(predictions=predictions, references=references), corpus
-        )
+        assert len(stats) == len(corpus[columns[0]])
+        if name in NEEDS_EVERY_EXAMPLE:
+            with pytest.raises(ValueError, match="need every example's statistics; use `compute`"):
+                metric.compute_from_stats(stats)
+            continue
+        assert_same_corpus_result(metric.compute_from_stats(stats), metric.compute(**corpus), corpus_name,
+                                  SUMMATION_ORDER_TOLERANCE.get(name, 0.0))
 
 
-def assert_same_corpus_result(from_stats: dict, one_shot: dict, context: str) -> None:
-    """Every output of compute_from_stats equals compute's; where compute returns per-example scores (model
-    metrics), the statistics give their exact mean."""
+def assert_same_corpus_result(from_stats: dict, one_shot: dict, context: str, tolerance: float = 0.0) -> None:
+    """Every output of compute_from_stats equals compute's (within ``tolerance``, relative, for floats); where
+    compute returns per-example scores (model metrics), the statistics give their exact mean."""
     compared = 0
     for key, value in from_stats.items():
         if key not in one_shot:
@@ -68,6 +143,9 @@ def assert_same_corpus_result(from_stats: dict, one_shot: dict, context: str) ->
         expected = one_shot[key]
         if isinstance(expected, list) and not isinstance(value, list):
             expected = math.fsum(expected) / len(expected)
-        assert value == expected, f"{context}: {key}"
+        if tolerance and isinstance(value, float):
+            assert math.isclose(value, expected, rel_tol=tolerance), f"{context}: {key}"
+        else:
+            assert value == expected, f"{context}: {key}"
         compared += 1
     assert compared, f"{context}: no output in common"

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-transformers = pytest.importorskip("transformers")
-datasets = pytest.importorskip("datasets")
+import torch
+import transformers
+import datasets
 
 from conftest import load_metric  # noqa: E402
 
