@@ -229,3 +229,18 @@ def test_other_versions_are_refused(tmp_path) -> None:
     (folder / "data.adj").write_bytes(data.replace(b"WordNet 3.0 Copyright", b"WordNet 3.1 Copyright", 1))
     with pytest.raises(WordNetNotFoundError, match="version '3.1'"):
         load_wordnet(folder)
+
+
+def test_every_copy_raises_the_same_error_class(tmp_path) -> None:
+    """The loaded databases are shared by every vendored copy of core_wordnet, so whichever copy loads one, the
+    error it raises is the class every copy exports (it failed when the meteor module had loaded first)."""
+    import sys
+
+    from conftest import load_metric
+
+    meteor = load_metric("meteor")
+    vendored = sys.modules[type(meteor).__module__.rpartition(".")[0] + ".core_wordnet"]
+    assert vendored is not core_wordnet
+    assert vendored.WordNetNotFoundError is core_wordnet.WordNetNotFoundError
+    with pytest.raises(WordNetNotFoundError, match="not a complete WordNet database"):
+        vendored.load_wordnet(tmp_path)

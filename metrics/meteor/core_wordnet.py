@@ -85,8 +85,15 @@ SYNONYM_CACHE_BYTES = 64 * MIB
 SYNSET_CACHE_BYTES = 32 * MIB
 
 
-class WordNetNotFoundError(ValueError, LookupError):
+class _WordNetNotFoundError(ValueError, LookupError):
     """No usable WordNet database was found; the message says how to install one."""
+
+
+# One class for every vendored copy of this module: the loaded databases are shared by all copies, so an error
+# raised while loading for one module must be the class any other copy's users catch.
+WordNetNotFoundError: type[_WordNetNotFoundError] = process_state(
+    __file__, "WordNetNotFoundError", lambda: _WordNetNotFoundError)
+_WordNetNotFoundError.__name__ = _WordNetNotFoundError.__qualname__ = "WordNetNotFoundError"
 
 
 @dataclass(frozen=True)
