@@ -28,3 +28,12 @@ def test_snippets_run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFix
         exec(compile(code, f"README.md snippet {index}", "exec"), namespace)  # noqa: S102
     printed = capsys.readouterr().out
     assert "sacrebleu_score" in printed
+    # the similarity-benchmark snippet: its correlation is scipy's over the same scores
+    from scipy import stats
+
+    gold = [judgement for _, _, judgement in namespace["pairs"]]
+    similarities = namespace["scores"]["similarities"]
+    expected = stats.spearmanr(gold, similarities).statistic
+    assert namespace["spearmanr"].compute(predictions=similarities, references=gold)["spearmanr"] == pytest.approx(
+        expected, abs=1e-12)
+    assert f"'spearmanr': {expected!r}" in printed or f"'spearmanr': {float(expected)!r}" in printed
