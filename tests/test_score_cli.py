@@ -71,3 +71,35 @@ def test_files_of_different_lengths_are_refused(files: dict[str, Path], tmp_path
     files["ref2"].write_text("only one line\n", encoding="utf-8")
     result = run("-p", str(files["hyp"]), "-r", str(files["ref1"]), str(files["ref2"]), "-m", "bleu", cwd=tmp_path)
     assert result.returncode != 0 and "has 1 lines but" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("metrics", "records", "fields"),
+    [
+        (("accuracy", "f1", "matthews_correlation"),
+         [{"pred": p, "gold": g} for p, g in zip([1, 0, 1, 1, 0, 1], [1, 0, 0, 1, 0, 0], strict=True)],
+         ("predictions=pred", "references=gold")),
+        (("seqeval",),
+         [{"prediction": ["B-PER", "I-PER", "O"], "reference": ["B-PER", "I-PER", "O"]},
+          {"prediction": ["O", "B-LOC", "O"], "reference": ["B-ORG", "O", "B-LOC"]}], ()),
+        (("squad",),
+         [{"prediction": {"id": "a", "prediction_text": "Denver Broncos"},
+           "reference": {"id": "a", "answers": {"text": ["Denver Broncos"], "answer_start": [0]}}},
+          {"prediction": {"id": "b", "prediction_text": "the moon"},
+           "reference": {"id": "b", "answers": {"text": ["Moon", "the Sun"], "answer_start": [0, 0]}}}], ()),
+    ],
+)
+def test_jsonl_labels_tags_and_answers(metrics, records, fields, tmp_path: Path) -> None:
+    """Label, tag-sequence and SQuAD records score through JSONL (keys named with --field) as `compute` does."""
+    path = tmp_path / "data.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    keys = dict(field.split("=") for field in fields)
+    prediction_key, reference_key = keys.get("predictions", "prediction"), keys.get("references", "reference")
+    result = run("--jsonl", str(path), "-m", *metrics, *(part for field in fields for part in ("--field", field)),
+                 "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    output = json.loads(result.stdout)
+    for name in metrics:
+        expected = load_metric(name).compute(predictions=[record[prediction_key] for record in records],
+                                             references=[record[reference_key] for record in records])
+        assert output[name] == json.loads(json.dumps(expected)), name
