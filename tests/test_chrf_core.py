@@ -18,7 +18,7 @@ from sacrebleu.metrics.chrf import CHRF
 from sacrebleu.significance import PairedTest
 
 from generated_text import padded_streams, random_corpus, random_text, similar_text
-from metrics._core import core_chrf, core_resample
+from metrics._core import core_chrf, core_chrf_counting, core_resample
 from metrics._core.core_chrf import ChrfOptions
 
 TOLERANCE = 1e-9
@@ -224,6 +224,56 @@ def test_generated_corpora() -> None:
         identical += counts[1]
     assert compared > 12000
     assert identical == compared, f"{compared - identical} of {compared} scores equal within 1e-9 but not bitwise"
+
+
+# --- the two ways of counting: a sort per chunk of pairs, and one pair at a time --------------------------
+
+
+def test_packed_counting_equals_counting_one_pair_at_a_time() -> None:
+    """Random texts over an alphabet with punctuation, whitespace kinds, astral and combining characters and a
+    lone surrogate, random options: the packed counts equal the set-intersection counts pair by pair."""
+    rng = random.Random(5)
+    alphabet = "ab ab.,()'\"-x\t\n\u00a0\u3000\u00e9e\u0301\u4e00\U0001f600\ud800A"
+    compared = 0
+    for _ in range(2000):
+        pairs = rng.randint(1, 6)
+        hypotheses = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(pairs)]
+        references = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(pairs)]
+        char_order, word_order = rng.choice([(6, 0), (6, 2), (0, 3), (1, 1), (9, 4), (2, 0)])
+        options = ChrfOptions(char_order=char_order, word_order=word_order, lowercase=rng.random() < 0.5,
+                              whitespace=rng.random() < 0.5)
+        packed = core_chrf._packed_pair_statistics(hypotheses, references, options)
+        assert packed is not None
+        assert packed == [core_chrf.pair_statistics(h, r, options) for h, r in zip(hypotheses, references)]
+        compared += pairs
+    assert compared > 6000
+
+
+def test_pairs_are_sorted_in_chunks_bounded_in_characters_and_pairs(monkeypatch) -> None:
+    monkeypatch.setattr(core_chrf_counting, "MAX_CHUNK_CHARACTERS", 10)
+    monkeypatch.setattr(core_chrf_counting, "MAX_CHUNK_PAIRS", 2)
+    # pair sizes 4, 4, 0, 11: two pairs fill a chunk; the 11-character pair exceeds the budget alone
+    chunks = core_chrf_counting.pair_chunks(["abc", "de", "", "fghijklmno"], ["x", "yz", "", "p"])
+    assert chunks == [slice(0, 2), slice(2, 3), slice(3, 4)]
+    predictions, references = random_corpus(random.Random(8), 40)
+    options = ChrfOptions(word_order=2)
+    chunked = core_chrf.chrf_rows(predictions, references, options)
+    monkeypatch.undo()
+    assert chunked == core_chrf.chrf_rows(predictions, references, options)
+
+
+def test_alphabets_too_large_to_pack_are_counted_one_pair_at_a_time() -> None:
+    # 1 pair bit + 6 orders x 12 bits (3,000 characters and the padding symbol) + 1 reference bit = 74 > 64
+    assert not core_chrf_counting.fits(1, 3000, 6)
+    # WMT17 en-de: 3,004 pairs (12 bits), 113 characters (7 bits): 12 + 42 + 1 = 55
+    assert core_chrf_counting.fits(3004, 113, 6)
+    rng = random.Random(9)
+    characters = [chr(0x4E00 + index) for index in range(3000)]
+    predictions = ["".join(rng.choice(characters[:1500]) for _ in range(80)) for _ in range(20)]
+    references = [["".join(rng.choice(characters[1000:]) for _ in range(80))] for _ in range(20)]
+    options = ChrfOptions()
+    assert core_chrf._packed_pair_statistics(predictions, [r[0] for r in references], options) is None
+    compare(predictions, references, {}, "3,000 characters")
 
 
 # --- parity: WMT17 ------------------------------------------------------------------------------------------

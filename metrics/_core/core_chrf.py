@@ -19,7 +19,10 @@ from dataclasses import dataclass
 from operator import add
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from .core_checks import check_bool, check_int, check_number
+from .core_chrf_counting import character_ids, fits, match_counts, pair_chunks, token_ids
 from .core_options import boolean, integer, number, option
 from .core_process import MIB, bounded_cache
 from .core_resample_options import BootstrapOptions, PairedTestOptions
@@ -28,11 +31,8 @@ from .core_mt_signature import nrefs_label, sacrebleu_signature
 
 METRIC = "chrf"
 
-# References' n-gram tables kept per process.
+# References' n-gram tables kept per process (for pairs counted one by one).
 REFERENCE_CACHE_BYTES = 128 * MIB
-
-# Statistics of (prediction, references) pairs kept per process.
-ROW_CACHE_BYTES = 16 * MIB
 
 # chrF++'s punctuation (Python's string.punctuation), split from the start or end of words.
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
@@ -193,12 +193,7 @@ def _reference_size(key: tuple[Any, ...], value: tuple[ReferenceOrder, ...]) -> 
     return 2 * len(key[0]) + 400 + sum(300 + 90 * order.total for order in value)
 
 
-def _row_size(key: tuple[Any, ...], value: tuple[int, ...]) -> int:
-    return 2 * (len(key[0]) + sum(len(text) for text in key[1])) + 300 + 40 * len(value)
-
-
 _REFERENCES = bounded_cache(__file__, "mt.chrf_references", REFERENCE_CACHE_BYTES, _reference_size)
-_ROWS = bounded_cache(__file__, "mt.chrf_rows", ROW_CACHE_BYTES, _row_size)
 
 
 def reference_ngrams(text: str, options: ChrfOptions) -> tuple[ReferenceOrder, ...]:
@@ -216,15 +211,18 @@ def match_statistics(hypothesis: HypothesisNgrams, reference: Sequence[Reference
     characters, orders = hypothesis
     statistics: list[int] = []
     for grams, (distinct, repeated_in_text, repeated_in_list, total) in zip(orders, reference, strict=True):
-        matches = len(distinct.intersection(grams))
+        common = distinct.intersection(grams)
+        matches = len(common)
         for gram, count in repeated_in_text:
-            found = characters.count(gram)
-            if found > 1:
-                matches += (found if found < count else count) - 1
+            if gram in common:
+                found = characters.count(gram)
+                if found > 1:
+                    matches += (found if found < count else count) - 1
         for gram, count in repeated_in_list:
-            found = grams.count(gram)
-            if found > 1:
-                matches += (found if found < count else count) - 1
+            if gram in common:
+                found = grams.count(gram)
+                if found > 1:
+                    matches += (found if found < count else count) - 1
         statistics += (len(grams) if total else 0, total, matches)
     return statistics
 
@@ -260,36 +258,50 @@ def chrf_f_score(statistics: Sequence[Any], *, beta: float, eps_smoothing: bool)
     return 0.0
 
 
-def best_statistics(
-    hypothesis: HypothesisNgrams,
-    references: Sequence[Sequence[ReferenceOrder]],
-    options: ChrfOptions,
-) -> list[int]:
-    """The statistics against the reference with the highest chrF (the first of equals), as sacreBLEU."""
-    if len(references) == 1:
-        return match_statistics(hypothesis, references[0])
-    best: list[int] = []
-    best_score = -1.0
-    for reference in references:
-        statistics = match_statistics(hypothesis, reference)
-        score = chrf_f_score(statistics, beta=options.beta, eps_smoothing=options.eps_smoothing)
-        if score > best_score:
-            best, best_score = statistics, score
-    return best
+def pair_statistics(hypothesis: str, reference: str, options: ChrfOptions) -> list[int]:
+    """[hypothesis n-grams, reference n-grams, matches] per order of one pair, counted on its own."""
+    return match_statistics(hypothesis_ngrams(hypothesis, options), reference_ngrams(reference, options))
 
 
-def _statistics(prediction: str, references: tuple[str, ...], options: ChrfOptions) -> tuple[int, ...]:
-    return _ROWS.get((prediction, references, options.key), lambda: _best(prediction, references, options))
+def _packed_pair_statistics(
+    hypotheses: Sequence[str], references: Sequence[str], options: ChrfOptions
+) -> list[list[int]] | None:
+    """The statistics of each pair, counted for all pairs at once; None when their symbols do not pack."""
+    pairs = len(hypotheses)
+    texts = [*hypotheses, *references]
+    if options.lowercase:
+        texts = [text.lower() for text in texts]
+    kinds = []
+    if options.char_order:
+        characters = texts if options.whitespace else ["".join(text.split()) for text in texts]
+        kinds.append((character_ids(characters), options.char_order))
+    if options.word_order:
+        kinds.append((token_ids([remove_punctuation(text) for text in texts]), options.word_order))
+    columns = []
+    for (ids, lengths, alphabet_size), max_order in kinds:
+        if not fits(pairs, alphabet_size, max_order):
+            return None
+        matches = match_counts(ids, lengths, alphabet_size, pairs, max_order)
+        grams = np.maximum(lengths[:, None] - np.arange(max_order)[None, :], 0)
+        hypothesis_grams, reference_grams = grams[:pairs], grams[pairs:]
+        columns.append(np.stack((hypothesis_grams * (reference_grams > 0), reference_grams, matches), axis=2))
+    return np.concatenate(columns, axis=1).reshape(pairs, -1).tolist()
 
 
-def _best(prediction: str, references: tuple[str, ...], options: ChrfOptions) -> tuple[int, ...]:
-    return tuple(
-        best_statistics(
-            hypothesis_ngrams(prediction, options),
-            [reference_ngrams(reference, options) for reference in references],
-            options,
-        )
-    )
+def pair_statistics_of(hypotheses: Sequence[str], references: Sequence[str], options: ChrfOptions) -> list[list[int]]:
+    """[hypothesis n-grams, reference n-grams, matches] per order of each (hypothesis, reference) pair.
+
+    Pairs are counted a chunk at a time with one sort (:mod:`core_chrf_counting`); a chunk whose alphabet is
+    too large to pack (e.g. thousands of distinct characters at six orders) is counted one pair at a time with
+    set intersections. Both give the same numbers.
+    """
+    statistics: list[list[int]] = []
+    for chunk in pair_chunks(hypotheses, references):
+        packed = _packed_pair_statistics(hypotheses[chunk], references[chunk], options)
+        if packed is None:
+            packed = [pair_statistics(h, r, options) for h, r in zip(hypotheses[chunk], references[chunk])]
+        statistics += packed
+    return statistics
 
 
 def chrf_rows(
@@ -297,14 +309,29 @@ def chrf_rows(
 ) -> list[tuple[int, ...]]:
     """Per-example statistics in :func:`chrf_schema` order.
 
-    References' n-grams are cached per process (by text and the options that shape them), and so are the
-    statistics of (prediction, references) pairs: systems scored on the same references often agree on a
-    segment.
+    With several references, the statistics of the reference with the highest sentence-level chrF (the first
+    of equals), as sacreBLEU keeps them.
     """
-    rows = []
+    hypotheses: list[str] = []
+    flat_references: list[str] = []
     for prediction, example_references in zip(predictions, references, strict=True):
+        hypotheses += [prediction] * len(example_references)
+        flat_references += example_references
+    statistics = iter(pair_statistics_of(hypotheses, flat_references, options))
+    rows = []
+    for example_references in references:
         count = len(example_references)
-        rows.append((*_statistics(prediction, tuple(example_references), options), count, count))
+        best: list[int] = []
+        best_score = -1.0
+        for _ in range(count):
+            candidate = next(statistics)
+            if count == 1:
+                best = candidate
+                break
+            score = chrf_f_score(candidate, beta=options.beta, eps_smoothing=options.eps_smoothing)
+            if score > best_score:
+                best, best_score = candidate, score
+        rows.append((*best, count, count))
     return rows
 
 
@@ -358,6 +385,5 @@ def chrf_score_of_row(options: ChrfOptions) -> Callable[[Sequence[Any]], float]:
 
 
 def clear_caches() -> None:
-    """Forget every reference's n-grams and every example's statistics (as a fresh process)."""
+    """Forget every reference's n-grams (as a fresh process)."""
     _REFERENCES.clear()
-    _ROWS.clear()
