@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 import warnings
 
 import numpy as np
@@ -153,12 +154,13 @@ def test_statistics_signature_separates_options_that_pick_the_reference() -> Non
     assert len(signatures) == 7
 
 
-def test_caches_never_serve_another_options_statistics() -> None:
-    core_chrf.clear_caches()
+def test_lowercase_and_whitespace_options_shape_the_statistics() -> None:
     text = "Der Hund"
     mixed = core_chrf.chrf_rows(["der hund"], [[text]], ChrfOptions())
     lower = core_chrf.chrf_rows(["der hund"], [[text]], ChrfOptions(lowercase=True))
     spaced = core_chrf.chrf_rows(["der hund"], [[text]], ChrfOptions(whitespace=True, lowercase=True))
+    # character unigrams matched: "erhund" (5 of "derhund" vs "DerHund" mixed-case: d, H differ -> 5),
+    # lowercased 7, with the space kept 8
     assert mixed[0][2] == 5 and lower[0][2] == 7 and spaced[0][2] == 8
     assert core_chrf.chrf_rows(["der hund"], [[text]], ChrfOptions()) == mixed
 
@@ -226,27 +228,25 @@ def test_generated_corpora() -> None:
     assert identical == compared, f"{compared - identical} of {compared} scores equal within 1e-9 but not bitwise"
 
 
-# --- the two ways of counting: a sort per chunk of pairs, and one pair at a time --------------------------
+# --- counting all pairs of a chunk at once -----------------------------------------------------------------
 
 
-def test_packed_counting_equals_counting_one_pair_at_a_time() -> None:
-    """Random texts over an alphabet with punctuation, whitespace kinds, astral and combining characters and a
-    lone surrogate, random options: the packed counts equal the set-intersection counts pair by pair."""
+def test_random_alphabets_and_orders_against_sacrebleu() -> None:
+    """Random texts over an alphabet with punctuation, whitespace kinds, astral and combining characters,
+    random orders (up to 9 characters, 4 words) and options: statistics equal sacreBLEU's."""
     rng = random.Random(5)
-    alphabet = "ab ab.,()'\"-x\t\n\u00a0\u3000\u00e9e\u0301\u4e00\U0001f600\ud800A"
+    alphabet = "ab ab.,()'\"-x\t\n\u00a0\u3000\u00e9e\u0301\u4e00\U0001f600A"
     compared = 0
-    for _ in range(2000):
+    for case in range(600):
         pairs = rng.randint(1, 6)
-        hypotheses = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(pairs)]
-        references = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(pairs)]
-        char_order, word_order = rng.choice([(6, 0), (6, 2), (0, 3), (1, 1), (9, 4), (2, 0)])
-        options = ChrfOptions(char_order=char_order, word_order=word_order, lowercase=rng.random() < 0.5,
-                              whitespace=rng.random() < 0.5)
-        packed = core_chrf._packed_pair_statistics(hypotheses, references, options)
-        assert packed is not None
-        assert packed == [core_chrf.pair_statistics(h, r, options) for h, r in zip(hypotheses, references)]
+        predictions = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(pairs)]
+        references = [["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))] for _ in range(pairs)]
+        char_order, word_order = rng.choice([(6, 0), (6, 2), (1, 1), (9, 4), (2, 0), (3, 1)])
+        options = {"char_order": char_order, "word_order": word_order, "lowercase": rng.random() < 0.5,
+                   "whitespace": rng.random() < 0.5}
+        compare(predictions, references, options, f"case {case} {options}")
         compared += pairs
-    assert compared > 6000
+    assert compared > 1800
 
 
 def test_pairs_are_sorted_in_chunks_bounded_in_characters_and_pairs(monkeypatch) -> None:
@@ -262,18 +262,50 @@ def test_pairs_are_sorted_in_chunks_bounded_in_characters_and_pairs(monkeypatch)
     assert chunked == core_chrf.chrf_rows(predictions, references, options)
 
 
-def test_alphabets_too_large_to_pack_are_counted_one_pair_at_a_time() -> None:
-    # 1 pair bit + 6 orders x 12 bits (3,000 characters and the padding symbol) + 1 reference bit = 74 > 64
-    assert not core_chrf_counting.fits(1, 3000, 6)
-    # WMT17 en-de: 3,004 pairs (12 bits), 113 characters (7 bits): 12 + 42 + 1 = 55
-    assert core_chrf_counting.fits(3004, 113, 6)
-    rng = random.Random(9)
-    characters = [chr(0x4E00 + index) for index in range(3000)]
-    predictions = ["".join(rng.choice(characters[:1500]) for _ in range(80)) for _ in range(20)]
-    references = [["".join(rng.choice(characters[1000:]) for _ in range(80))] for _ in range(20)]
-    options = ChrfOptions()
-    assert core_chrf._packed_pair_statistics(predictions, [r[0] for r in references], options) is None
-    compare(predictions, references, {}, "3,000 characters")
+def test_key_words_by_hand() -> None:
+    # WMT17 en-de: 3,004 pairs (12 bits), 113 characters + padding (7 bits), 6 orders: 12 + 42 + 1 = 55 bits
+    assert core_chrf_counting.key_words(12, 7, 6) == [(55, 0, 6)]
+    # 3,000 characters (12 bits) at 6 orders for 20 pairs (5 bits): 5 + 4 x 12 = 53 (a fifth symbol would make
+    # 65), then 2 x 12 + 1 = 25
+    assert core_chrf_counting.key_words(5, 12, 6) == [(53, 0, 4), (25, 4, 2)]
+    # the whole of Unicode (21 bits), 2 pairs (1 bit): 1 + 3 x 21 = 64 fills a word, so the reference bit takes
+    # a word of its own; at 9 orders the third word holds 3 x 21 + 1 = 64
+    assert core_chrf_counting.key_words(1, 21, 3) == [(64, 0, 3), (1, 3, 0)]
+    assert core_chrf_counting.key_words(1, 21, 9) == [(64, 0, 3), (63, 3, 3), (64, 6, 3)]
+
+
+@pytest.mark.parametrize(("pairs", "alphabet_size", "max_order"), [(2, 4, 3), (2, 2**20, 3), (3, 2**20, 7), (5, 70, 9)])
+def test_match_counts_equal_counting_by_hand(pairs: int, alphabet_size: int, max_order: int) -> None:
+    """Symbol sequences over 4 ids, with ``alphabet_size`` only widening the keys (2 pairs at 21 bits: the
+    reference bit takes a word of its own), against clipped counts of n-gram tuples."""
+    rng = np.random.default_rng(pairs * max_order)
+    for _ in range(50):
+        lengths = rng.integers(0, 25, size=2 * pairs)
+        symbols = rng.integers(1, 5, size=int(lengths.sum())).astype(np.uint64)
+        texts = np.split(symbols.tolist(), np.cumsum(lengths)[:-1])
+        expected = np.zeros((pairs, max_order), dtype=np.int64)
+        for pair in range(pairs):
+            hypothesis, reference = list(texts[pair]), list(texts[pairs + pair])
+            for order in range(1, max_order + 1):
+                grams = [Counter(tuple(text[i:i + order]) for i in range(len(text) - order + 1))
+                         for text in (hypothesis, reference)]
+                expected[pair, order - 1] = sum((grams[0] & grams[1]).values())
+        got = core_chrf_counting.match_counts(symbols, lengths, alphabet_size, pairs, max_order)
+        assert (got == expected).all()
+
+
+@pytest.mark.parametrize("alphabet_size", [3000, 60000])
+def test_large_alphabets_take_keys_of_several_words(alphabet_size: int) -> None:
+    rng = random.Random(alphabet_size)
+    characters = [chr(0x4E00 + index) for index in range(min(alphabet_size, 20000))]
+    characters += [chr(0x20000 + index) for index in range(alphabet_size - len(characters))]
+    half = len(characters) // 2
+    predictions = ["".join(rng.choice(characters[: half + 50]) for _ in range(80)) for _ in range(20)]
+    # references share part of the alphabet, and some copy a stretch of their hypothesis
+    references = [["".join(rng.choice(characters[half - 50 :]) for _ in range(60)) + predictions[i][10:40]]
+                  for i in range(20)]
+    for options in ({}, {"word_order": 2, "char_order": 9}):
+        compare(predictions, references, options, f"{alphabet_size} characters {options}")
 
 
 # --- parity: WMT17 ------------------------------------------------------------------------------------------

@@ -3,21 +3,20 @@
 For every pair and order n, chrF needs the number of hypothesis n-grams, of reference n-grams, and of matches
 (the sum over n-grams of min(hypothesis count, reference count)). Each position of each text starts a window
 of ``max_order`` symbols (characters, or words for chrF++'s word orders), padded past the text's end with a
-symbol 0 that no real symbol uses. A window is packed into one unsigned 64-bit key: the pair's index in the
-chunk, then the symbols (dense ids, ``bits`` each), then one bit saying whether the window is the reference's.
+symbol 0 that no real symbol uses. A window is packed into an unsigned 64-bit key: the pair's index in the
+chunk, then the symbols (dense ids, ``bits`` each), then one bit saying whether the window is the reference's
+(a key too long for 64 bits, from a large alphabet at high orders, takes several words, sorted together).
 Sorting the keys once puts equal n-grams of one pair next to each other for every order n at once (a window's
 first n symbols are a prefix of its key), so each order is a few linear passes over the sorted keys: a group
 is a run of keys equal in their pair and first n symbols; it holds ``h`` hypothesis and ``r`` reference
 windows and adds min(h, r) matches, unless its n-th symbol is the padding (the n-gram would run past the end).
-
-The packing is exact while pair bits + ``max_order`` x symbol bits + 1 fit in 64 bits; :func:`fits` says when
-they do not (very large alphabets at high orders) and the caller counts such pairs another way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import chain
+from typing import NamedTuple
 
 import numpy as np
 
@@ -54,9 +53,27 @@ def pair_bits(pairs: int) -> int:
     return max(int(pairs - 1).bit_length(), 1)
 
 
-def fits(pairs: int, alphabet_size: int, max_order: int) -> bool:
-    """True when windows of ``max_order`` symbols of ``pairs`` pairs pack into one 64-bit key."""
-    return pair_bits(pairs) + max_order * symbol_bits(alphabet_size) + 1 <= KEY_BITS
+class KeyWord(NamedTuple):
+    """One 64-bit word of a window's key: ``used`` bits, holding symbols ``first``..``first + count - 1``
+    (after the pair index in the first word, before the reference bit in the last)."""
+
+    used: int
+    first: int
+    count: int
+
+
+def key_words(pair_width: int, bits: int, max_order: int) -> list[KeyWord]:
+    """The words of a key (pair index, ``max_order`` symbols of ``bits`` bits, reference bit), filled in order."""
+    words = [[pair_width, 0, 0]]
+    for symbol in range(max_order):
+        if words[-1][0] + bits > KEY_BITS:
+            words.append([0, symbol, 0])
+        words[-1][0] += bits
+        words[-1][2] += 1
+    if words[-1][0] + 1 > KEY_BITS:
+        words.append([0, max_order, 0])
+    words[-1][0] += 1
+    return [KeyWord(*word) for word in words]
 
 
 def character_ids(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, int]:
@@ -79,16 +96,25 @@ def token_ids(texts: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray, i
     return ids, lengths, len(vocabulary)
 
 
+def _packed_symbols(padded: np.ndarray, real: np.ndarray, first: int, count: int, bits: int) -> np.ndarray:
+    """Symbols ``first``..``first + count - 1`` of the window at every real position, packed (first highest)."""
+    packed = np.zeros(padded.size, dtype=np.uint64)
+    for offset in range(first, first + count):
+        packed <<= np.uint64(bits)
+        packed[:padded.size - offset] |= padded[offset:]
+    return packed[real]
+
+
 def match_counts(
     symbols: np.ndarray, lengths: np.ndarray, alphabet_size: int, pairs: int, max_order: int
 ) -> np.ndarray:
     """Matches per pair and order (``pairs`` x ``max_order``) of texts given as symbol ids.
 
     ``symbols`` holds the texts one after another: the ``pairs`` hypotheses, then the ``pairs`` references
-    (``lengths`` in the same order). Requires :func:`fits`.
+    (``lengths`` in the same order). Keys longer than 64 bits (large alphabets at high orders) take several
+    words, sorted together with ``np.lexsort``.
     """
     bits = symbol_bits(alphabet_size)
-    window_bits = max_order * bits + 1
     matches = np.zeros((pairs, max_order), dtype=np.int64)
     total = int(symbols.size)
     if total == 0 or max_order == 0:
@@ -101,31 +127,48 @@ def match_counts(
     for offset in range(1, max_order + 1):
         real[ends - offset] = False
     padded[real] = symbols
-    windows = padded.copy()
-    for offset in range(1, max_order):
-        windows[:-offset] <<= np.uint64(bits)
-        windows[:-offset] |= padded[offset:]
-        windows[-offset:] <<= np.uint64(bits)
-    keys = windows[real]
-    del padded, windows, real
-    keys <<= np.uint64(1)
-    text_labels = np.arange(texts, dtype=np.uint64)
-    text_labels = (text_labels % np.uint64(pairs)) << np.uint64(window_bits) | (text_labels >= pairs)
-    keys |= np.repeat(text_labels, lengths)
-    keys.sort()
-    references_before = np.concatenate(([0], np.cumsum(keys & np.uint64(1), dtype=np.int64)))
-    changed = keys[1:] ^ keys[:-1]
-    boundary = np.ones(keys.size + 1, dtype=bool)
+    pair_width = pair_bits(pairs)
+    layout = key_words(pair_width, bits, max_order)
+    labels = np.arange(texts, dtype=np.uint64)
+    pair_shift = np.uint64(layout[0].used - pair_width)
+    words = []
+    for index, word in enumerate(layout):
+        packed = _packed_symbols(padded, real, word.first, word.count, bits)
+        if index == len(layout) - 1:
+            packed <<= np.uint64(1)
+            packed |= np.repeat((labels >= pairs).astype(np.uint64), lengths)
+        if index == 0:
+            packed |= np.repeat(labels % np.uint64(pairs), lengths) << pair_shift
+        words.append(packed)
+    del padded, real
+    if len(words) == 1:
+        words[0].sort()
+    else:
+        order = np.lexsort(words[::-1])
+        words = [word[order] for word in words]
+    references_before = np.concatenate(([0], np.cumsum(words[-1] & np.uint64(1), dtype=np.int64)))
+    changed = [word[1:] ^ word[:-1] for word in words]
+    earlier_changed = np.zeros(changed[0].size, dtype=bool)
+    boundary = np.ones(words[0].size + 1, dtype=bool)
     symbol_mask = np.uint64((1 << bits) - 1)
-    for order in range(1, max_order + 1):
-        shift = (max_order - order) * bits + 1
-        np.greater_equal(changed, np.uint64(1 << shift), out=boundary[1:-1])
+    positions = [
+        (index, (word.count - 1 - offset) * bits + (index == len(layout) - 1))
+        for index, word in enumerate(layout)
+        for offset in range(word.count)
+    ]
+    compared_words = 0
+    for order, (index, shift) in enumerate(positions, 1):
+        while compared_words < index:
+            earlier_changed |= changed[compared_words] != 0
+            compared_words += 1
+        np.greater_equal(changed[index], np.uint64(1 << shift), out=boundary[1:-1])
+        boundary[1:-1] |= earlier_changed
         bounds = np.flatnonzero(boundary)
         starts = bounds[:-1]
         references = np.diff(references_before[bounds])
         hypotheses = np.diff(bounds) - references
-        complete = (keys[starts] >> np.uint64(shift)) & symbol_mask != 0
+        complete = (words[index][starts] >> np.uint64(shift)) & symbol_mask != 0
         common = np.concatenate(([0], np.cumsum(np.minimum(hypotheses, references) * complete)))
-        pair_bounds = np.searchsorted(keys[starts] >> np.uint64(window_bits), np.arange(pairs + 1, dtype=np.uint64))
+        pair_bounds = np.searchsorted(words[0][starts] >> pair_shift, np.arange(pairs + 1, dtype=np.uint64))
         matches[:, order - 1] = np.diff(common[pair_bounds])
     return matches

@@ -15,26 +15,20 @@ smoothing of chrF++.py, is reproduced operation for operation.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from operator import add
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from .core_checks import check_bool, check_int, check_number
-from .core_chrf_counting import character_ids, fits, match_counts, pair_chunks, token_ids
+from .core_chrf_counting import character_ids, match_counts, pair_chunks, token_ids
 from .core_options import boolean, integer, number, option
-from .core_process import MIB, bounded_cache
 from .core_resample_options import BootstrapOptions, PairedTestOptions
 from .core_stats import StatField, StatsSchema
 from .core_mt_signature import nrefs_label, sacrebleu_signature
 
 METRIC = "chrf"
-
-# References' n-gram tables kept per process (for pairs counted one by one).
-REFERENCE_CACHE_BYTES = 128 * MIB
 
 # chrF++'s punctuation (Python's string.punctuation), split from the start or end of words.
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
@@ -116,119 +110,6 @@ def remove_punctuation(text: str) -> list[str]:
     return words
 
 
-class ReferenceOrder(NamedTuple):
-    """The n-grams of one order of a reference.
-
-    ``distinct``: the set of its n-grams; ``total``: their number; the n-grams it holds two or more times, with
-    their counts, in two groups: ``repeated_in_text``, character n-grams that cannot overlap an occurrence of
-    themselves (so ``str.count`` counts them in a text), and ``repeated_in_list``, the others.
-    """
-
-    distinct: frozenset[str]
-    repeated_in_text: tuple[tuple[str, int], ...]
-    repeated_in_list: tuple[tuple[str, int], ...]
-    total: int
-
-
-class HypothesisNgrams(NamedTuple):
-    """The n-grams of a hypothesis per order (character orders, then word orders), in text order, and the
-    characters the character n-grams are taken from."""
-
-    characters: str
-    orders: list[Sequence[str]]
-
-
-def _orders(tokens: Sequence[str], max_order: int, join: Callable[[str, str], str]) -> list[Sequence[str]]:
-    """The n-grams of orders 1..max_order of ``tokens`` in text order (order n joins order n-1 and a token)."""
-    if max_order == 0:
-        return []
-    grams: Sequence[str] = tokens
-    orders = [grams]
-    for order in range(2, max_order + 1):
-        grams = list(map(join, grams, tokens[order - 1 :]))
-        orders.append(grams)
-    return orders
-
-
-def _join_words(left: str, right: str) -> str:
-    return left + " " + right
-
-
-def _ngrams(text: str, char_order: int, word_order: int, lowercase: bool, whitespace: bool) -> HypothesisNgrams:
-    if lowercase:
-        text = text.lower()
-    characters = text if whitespace else "".join(text.split())
-    orders = _orders(characters, char_order, add)
-    if word_order:
-        orders += _orders(remove_punctuation(text), word_order, _join_words)
-    return HypothesisNgrams(characters, orders)
-
-
-def hypothesis_ngrams(text: str, options: ChrfOptions) -> HypothesisNgrams:
-    """The n-grams of a hypothesis per order, as sacreBLEU extracts them (after optional lowercasing)."""
-    return _ngrams(text, options.char_order, options.word_order, options.lowercase, options.whitespace)
-
-
-def _overlaps_itself(gram: str) -> bool:
-    """True when two occurrences of ``gram`` can overlap (a proper prefix equals a suffix, as in 'aa', 'aba')."""
-    return any(gram[:size] == gram[-size:] for size in range(1, len(gram)))
-
-
-def _reference_ngrams(
-    text: str, char_order: int, word_order: int, lowercase: bool, whitespace: bool
-) -> tuple[ReferenceOrder, ...]:
-    orders = []
-    for order, grams in enumerate(_ngrams(text, char_order, word_order, lowercase, whitespace).orders):
-        distinct = frozenset(grams)
-        in_text: list[tuple[str, int]] = []
-        in_list: list[tuple[str, int]] = []
-        if len(distinct) < len(grams):
-            for gram, count in Counter(grams).items():
-                if count > 1:
-                    words_or_overlapping = order >= char_order or _overlaps_itself(gram)
-                    (in_list if words_or_overlapping else in_text).append((gram, count))
-        orders.append(ReferenceOrder(distinct, tuple(in_text), tuple(in_list), len(grams)))
-    return tuple(orders)
-
-
-def _reference_size(key: tuple[Any, ...], value: tuple[ReferenceOrder, ...]) -> int:
-    return 2 * len(key[0]) + 400 + sum(300 + 90 * order.total for order in value)
-
-
-_REFERENCES = bounded_cache(__file__, "mt.chrf_references", REFERENCE_CACHE_BYTES, _reference_size)
-
-
-def reference_ngrams(text: str, options: ChrfOptions) -> tuple[ReferenceOrder, ...]:
-    """The n-grams of a reference per order, cached per process by text and the options that shape them."""
-    key = (text, options.char_order, options.word_order, options.lowercase, options.whitespace)
-    return _REFERENCES.get(key, lambda: _reference_ngrams(*key))
-
-
-def match_statistics(hypothesis: HypothesisNgrams, reference: Sequence[ReferenceOrder]) -> list[int]:
-    """[hypothesis n-grams, reference n-grams, matches] per order, flattened (sacreBLEU's layout).
-
-    Matches are the sum over n-grams of min(hypothesis count, reference count): every n-gram of both counts
-    once, and those both hold more than once add min(counts) - 1.
-    """
-    characters, orders = hypothesis
-    statistics: list[int] = []
-    for grams, (distinct, repeated_in_text, repeated_in_list, total) in zip(orders, reference, strict=True):
-        common = distinct.intersection(grams)
-        matches = len(common)
-        for gram, count in repeated_in_text:
-            if gram in common:
-                found = characters.count(gram)
-                if found > 1:
-                    matches += (found if found < count else count) - 1
-        for gram, count in repeated_in_list:
-            if gram in common:
-                found = grams.count(gram)
-                if found > 1:
-                    matches += (found if found < count else count) - 1
-        statistics += (len(grams) if total else 0, total, matches)
-    return statistics
-
-
 def chrf_f_score(statistics: Sequence[Any], *, beta: float, eps_smoothing: bool) -> float:
     """chrF (0-100) of flattened [hypothesis, reference, match] counts per order, as sacreBLEU computes it."""
     order = len(statistics) // 3
@@ -260,15 +141,9 @@ def chrf_f_score(statistics: Sequence[Any], *, beta: float, eps_smoothing: bool)
     return 0.0
 
 
-def pair_statistics(hypothesis: str, reference: str, options: ChrfOptions) -> list[int]:
-    """[hypothesis n-grams, reference n-grams, matches] per order of one pair, counted on its own."""
-    return match_statistics(hypothesis_ngrams(hypothesis, options), reference_ngrams(reference, options))
-
-
-def _packed_pair_statistics(
-    hypotheses: Sequence[str], references: Sequence[str], options: ChrfOptions
-) -> list[list[int]] | None:
-    """The statistics of each pair, counted for all pairs at once; None when their symbols do not pack."""
+def _pair_statistics(hypotheses: Sequence[str], references: Sequence[str], options: ChrfOptions) -> list[list[int]]:
+    """[hypothesis n-grams, reference n-grams, matches] per order of each (hypothesis, reference) pair, all
+    pairs of a chunk counted at once (:mod:`core_chrf_counting`)."""
     pairs = len(hypotheses)
     texts = [*hypotheses, *references]
     if options.lowercase:
@@ -281,8 +156,6 @@ def _packed_pair_statistics(
         kinds.append((token_ids([remove_punctuation(text) for text in texts]), options.word_order))
     columns = []
     for (ids, lengths, alphabet_size), max_order in kinds:
-        if not fits(pairs, alphabet_size, max_order):
-            return None
         matches = match_counts(ids, lengths, alphabet_size, pairs, max_order)
         grams = np.maximum(lengths[:, None] - np.arange(max_order)[None, :], 0)
         hypothesis_grams, reference_grams = grams[:pairs], grams[pairs:]
@@ -290,19 +163,12 @@ def _packed_pair_statistics(
     return np.concatenate(columns, axis=1).reshape(pairs, -1).tolist()
 
 
-def pair_statistics_of(hypotheses: Sequence[str], references: Sequence[str], options: ChrfOptions) -> list[list[int]]:
-    """[hypothesis n-grams, reference n-grams, matches] per order of each (hypothesis, reference) pair.
-
-    Pairs are counted a chunk at a time with one sort (:mod:`core_chrf_counting`); a chunk whose alphabet is
-    too large to pack (e.g. thousands of distinct characters at six orders) is counted one pair at a time with
-    set intersections. Both give the same numbers.
-    """
+def pair_statistics(hypotheses: Sequence[str], references: Sequence[str], options: ChrfOptions) -> list[list[int]]:
+    """[hypothesis n-grams, reference n-grams, matches] per order of each (hypothesis, reference) pair, as
+    sacreBLEU counts them (the hypothesis count is 0 for an order the reference has no n-gram of)."""
     statistics: list[list[int]] = []
     for chunk in pair_chunks(hypotheses, references):
-        packed = _packed_pair_statistics(hypotheses[chunk], references[chunk], options)
-        if packed is None:
-            packed = [pair_statistics(h, r, options) for h, r in zip(hypotheses[chunk], references[chunk])]
-        statistics += packed
+        statistics += _pair_statistics(hypotheses[chunk], references[chunk], options)
     return statistics
 
 
@@ -319,7 +185,7 @@ def chrf_rows(
     for prediction, example_references in zip(predictions, references, strict=True):
         hypotheses += [prediction] * len(example_references)
         flat_references += example_references
-    statistics = iter(pair_statistics_of(hypotheses, flat_references, options))
+    statistics = iter(pair_statistics(hypotheses, flat_references, options))
     rows = []
     for example_references in references:
         count = len(example_references)
@@ -384,8 +250,3 @@ def chrf_score_of_row(options: ChrfOptions) -> Callable[[Sequence[Any]], float]:
         )
 
     return score
-
-
-def clear_caches() -> None:
-    """Forget every reference's n-grams (as a fresh process)."""
-    _REFERENCES.clear()
