@@ -186,19 +186,15 @@ def chrf_rows(
         hypotheses += [prediction] * len(example_references)
         flat_references += example_references
     statistics = iter(pair_statistics(hypotheses, flat_references, options))
+
+    def sentence_chrf(candidate: list[int]) -> float:
+        return chrf_f_score(candidate, beta=options.beta, eps_smoothing=options.eps_smoothing)
+
     rows = []
     for example_references in references:
         count = len(example_references)
-        best: list[int] = []
-        best_score = -1.0
-        for _ in range(count):
-            candidate = next(statistics)
-            if count == 1:
-                best = candidate
-                break
-            score = chrf_f_score(candidate, beta=options.beta, eps_smoothing=options.eps_smoothing)
-            if score > best_score:
-                best, best_score = candidate, score
+        candidates = [next(statistics) for _ in range(count)]
+        best = candidates[0] if count == 1 else max(candidates, key=sentence_chrf, default=[])
         rows.append((*best, count, count))
     return rows
 
