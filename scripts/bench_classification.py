@@ -17,43 +17,16 @@ tracemalloc peak of one run (numpy allocations included).
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import platform
-import statistics
-import sys
-import time
-import tracemalloc
 import warnings
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import project  # the repository root on sys.path
 
 from metrics._core import core_classification as cc  # noqa: E402
-
-
-def timed(function: Callable[[], Any], repeats: int) -> tuple[float, Any]:
-    times, result = [], None
-    for _ in range(repeats):
-        gc.collect()
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
-
-
-def peak_mib(function: Callable[[], Any]) -> float:
-    gc.collect()
-    tracemalloc.start()
-    function()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak / 2**20
 
 
 def scenarios(size: int, seed: int) -> list[dict[str, Any]]:
@@ -113,7 +86,7 @@ def module_side(references: Any, predictions: Any, average: str, multilabel: boo
     for name, options in (("accuracy", {}), ("f1", {"average": average}),
                           ("matthews_correlation", {"average": "macro"} if multilabel else {})):
         if (name, multilabel) not in _MODULES:
-            _MODULES[name, multilabel] = evaluate.load(str(ROOT / "metrics" / name),
+            _MODULES[name, multilabel] = evaluate.load(str(project.ROOT / "metrics" / name),
                                                        "multilabel" if multilabel else None)
         result = _MODULES[name, multilabel].compute(predictions=predictions, references=references,
                                                     sample_weight=weights, **options)
@@ -124,9 +97,9 @@ def module_side(references: Any, predictions: Any, average: str, multilabel: boo
 def floor_seconds(references: np.ndarray, predictions: np.ndarray, classes: int, repeats: int) -> float:
     if references.ndim == 2:
         codes = (references * 2 + predictions + 4 * np.arange(references.shape[1])).reshape(-1)
-        return timed(lambda: np.bincount(codes, minlength=4 * references.shape[1]), repeats)[0]
+        return project.timed(lambda: np.bincount(codes, minlength=4 * references.shape[1]), repeats)[0]
     codes = references * classes + predictions
-    return timed(lambda: np.bincount(codes, minlength=classes * classes), repeats)[0]
+    return project.timed(lambda: np.bincount(codes, minlength=classes * classes), repeats)[0]
 
 
 def main() -> None:
@@ -155,14 +128,14 @@ def main() -> None:
             given = (references, predictions) if inputs == "arrays" else (references.tolist(), predictions.tolist())
             args = (*given, scenario["average"], multilabel, weights)
             ours_side = module_side if inputs == "modules" else our_side
-            sklearn_seconds, theirs = timed(lambda: sklearn_side(*args), max(1, arguments.repeats // 2))
-            our_seconds, ours = timed(lambda: ours_side(*args), arguments.repeats)
+            sklearn_seconds, theirs = project.timed(lambda: sklearn_side(*args), max(1, arguments.repeats // 2))
+            our_seconds, ours = project.timed(lambda: ours_side(*args), arguments.repeats)
             if weights is None:
                 assert ours == theirs, (scenario["name"], ours, theirs)
             else:
                 assert all(abs(a - b) <= 1e-12 for a, b in zip(ours, theirs, strict=True)), (ours, theirs)
-            sklearn_peak = peak_mib(lambda: sklearn_side(*args))
-            our_peak = peak_mib(lambda: ours_side(*args))
+            sklearn_peak = project.peak_mib(lambda: sklearn_side(*args))
+            our_peak = project.peak_mib(lambda: ours_side(*args))
             print(f"{scenario['name']:<26}{inputs:<8}{sklearn_seconds:>10.3f}{our_seconds:>9.4f}"
                   f"{sklearn_seconds / our_seconds:>7.1f}x{floor:>9.4f}{sklearn_peak:>8.0f}{our_peak:>9.0f}  "
                   f"{tuple(round(value, 6) for value in ours)}")

@@ -36,19 +36,18 @@ import statistics
 import sys
 import tempfile
 import time
-import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+import project  # the repository root on sys.path
+
+project.use_test_helpers()
 
 from metrics._core import core_meteor, core_wordnet  # noqa: E402
 from metrics._core.core_meteor import MeteorOptions, meteor_scores, prepare_references  # noqa: E402
 from metrics._core.core_meteor_tokenize import nltk_word_tokens  # noqa: E402
 
-SYSTEMS = ("baseline", "pointer-gen", "pointer-gen-cov")
+SYSTEMS = project.CNNDM_SYSTEMS
 
 
 Timing = tuple[float, float, object]
@@ -80,16 +79,6 @@ def first_run(function: Callable[[], object], before: Callable[[], None] = lambd
     return time.perf_counter() - start, time.process_time() - start_cpu, result
 
 
-def peak_mib(function: Callable[[], object], before: Callable[[], None] = lambda: None) -> float:
-    before()
-    gc.collect()
-    tracemalloc.start()
-    function()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak / 2**20
-
-
 def clear_caches() -> None:
     """Empty our per-process caches (prepared texts, stems, synonym sets); the WordNet files stay loaded."""
     core_meteor.clear_meteor_caches()
@@ -117,7 +106,7 @@ def nltk_wordnet(scratch: Path) -> tuple[object, str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=project.SHARED_DATA)
     parser.add_argument("--examples", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=3, help="rounds of every variant (NLTK's are slow)")
     parser.add_argument("--memory-examples", type=int, default=500)
@@ -242,11 +231,11 @@ def main() -> int:
 
     subset = slice(0, arguments.memory_examples)
     memory = {
-        "NLTK word_tokenize + meteor_score": peak_mib(lambda: nltk_texts(subset)),
-        "NLTK meteor_score (token lists)": peak_mib(lambda: nltk_tokens(subset)),
-        "ours, texts": peak_mib(lambda: ours_texts(subset), clear_caches),
-        "ours, prepared references": peak_mib(lambda: ours_prepared_run(subset), clear_caches),
-        "ours, token lists": peak_mib(lambda: ours_tokens(subset), clear_caches),
+        "NLTK word_tokenize + meteor_score": project.peak_mib(lambda: nltk_texts(subset)),
+        "NLTK meteor_score (token lists)": project.peak_mib(lambda: nltk_tokens(subset)),
+        "ours, texts": project.peak_mib(lambda: ours_texts(subset), clear_caches),
+        "ours, prepared references": project.peak_mib(lambda: ours_prepared_run(subset), clear_caches),
+        "ours, token lists": project.peak_mib(lambda: ours_tokens(subset), clear_caches),
     }
     print(f"\nPeak traced memory, first {arguments.memory_examples} examples x {len(SYSTEMS)} systems "
           "(WordNet already loaded):")

@@ -37,9 +37,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-DATA = ROOT.parent / "shared" / "data" / "cnndm-see2017" / "test.jsonl.gz"
+import project  # the repository root on sys.path
+
+project.use_test_helpers()
+DATA = project.CNNDM
 
 
 def summaries(count: int, path: Path = DATA) -> list[str]:
@@ -86,32 +87,14 @@ class PeakMemory:
 
 
 def evaluate_algorithm(model: Any, tokenizer: Any, predictions: list[str], batch_size: int, device: Any) -> list[float]:
-    """evaluate's perplexity ``_compute`` (add_start_token=True, no max_length), reimplemented from its source."""
-    import torch
+    """evaluate's perplexity ``_compute`` (add_start_token=True, no max_length), with the pad token it would set
+    on the caller's tokenizer set on a copy (transformers 5 lacks the attribute evaluate reads it from)."""
+    from perplexity_oracle import evaluate_perplexity
 
-    if tokenizer.pad_token is None:  # evaluate: `existing_special_tokens[0]` becomes the pad token
-        tokenizer = copy.deepcopy(tokenizer)  # (its `special_tokens_map_extended` is gone in transformers 5)
+    if tokenizer.pad_token is None:
+        tokenizer = copy.deepcopy(tokenizer)
         tokenizer.add_special_tokens({"pad_token": list(tokenizer.special_tokens_map.values())[0]})
-    encodings = tokenizer(predictions, add_special_tokens=False, padding=True, truncation=False,
-                          return_tensors="pt", return_attention_mask=True).to(device)
-    encoded_texts, attn_masks = encodings["input_ids"], encodings["attention_mask"]
-    ppls: list[float] = []
-    loss_fct = torch.nn.CrossEntropyLoss(reduction="none")
-    for start in range(0, len(encoded_texts), batch_size):
-        encoded_batch = encoded_texts[start:start + batch_size]
-        attn_mask = attn_masks[start:start + batch_size]
-        bos = torch.tensor([[tokenizer.bos_token_id]] * encoded_batch.size(dim=0)).to(device)
-        encoded_batch = torch.cat([bos, encoded_batch], dim=1)
-        attn_mask = torch.cat([torch.ones(bos.size(), dtype=torch.int64).to(device), attn_mask], dim=1)
-        labels = encoded_batch
-        with torch.no_grad():
-            out_logits = model(encoded_batch, attention_mask=attn_mask).logits
-        shift_logits = out_logits[..., :-1, :].contiguous()
-        shift_labels = labels[..., 1:].contiguous()
-        shift_mask = attn_mask[..., 1:].contiguous()
-        ppls += torch.exp((loss_fct(shift_logits.transpose(1, 2), shift_labels) * shift_mask).sum(1)
-                          / shift_mask.sum(1)).tolist()
-    return ppls
+    return evaluate_perplexity(model, tokenizer, predictions, batch_size, device=device)["perplexities"]
 
 
 def plain_loop(model: Any, tokenizer: Any, predictions: list[str], device: Any) -> list[float]:

@@ -23,13 +23,12 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+import project  # the repository root on sys.path
+
+project.use_test_helpers()
 
 from cnndm_data import SYSTEMS, read_cnndm  # noqa: E402
 from metrics._core.core_rouge155 import (  # noqa: E402
@@ -39,7 +38,6 @@ from metrics._core.core_rouge155 import (  # noqa: E402
     rouge155_rows,
     rouge155_schema,
 )
-from project import peak_mib  # noqa: E402
 
 SEE_2017_TABLE_1 = {"baseline": (31.33, 11.81, 28.83), "pointer-gen": (36.44, 15.66, 33.42),
                     "pointer-gen-cov": (39.53, 17.28, 36.38)}
@@ -77,7 +75,7 @@ def bench(records: list[dict], system: str, stem: bool) -> None:
     print(f"  ours:           {our_wall:8.1f} s wall, {our_cpu:8.1f} s CPU")
     print(f"  ratio (Perl / ours): {perl_wall / our_wall:.1f}x wall, {perl_cpu / our_cpu:.1f}x CPU")
 
-    peak = peak_mib(lambda: ours(predictions, references, options))
+    peak = project.peak_mib(lambda: ours(predictions, references, options))
     print(f"  our peak traced memory: {peak:.0f} MiB")
 
     mismatches, compared = perl_mismatches(output, columns, averages, options)
@@ -110,7 +108,7 @@ def table(records: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=project.SHARED_DATA)
     parser.add_argument("--system", default="pointer-gen-cov", choices=SYSTEMS)
     parser.add_argument("--examples", type=int, default=None)
     parser.add_argument("--no-stem", action="store_true")

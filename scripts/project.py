@@ -31,6 +31,13 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+def use_test_helpers() -> None:
+    """Put ``tests/`` on ``sys.path``: benchmarks compare against the tests' oracles and read data with their
+    readers."""
+    if str(ROOT / "tests") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tests"))
+
+
 def read_lines(path: Path) -> list[str]:
     """Lines of a text file without their newline (exactly as a one-segment-per-line file holds them)."""
     with open(path, encoding="utf-8", newline="\n") as handle:

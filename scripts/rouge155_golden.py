@@ -26,9 +26,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+import project  # the repository root on sys.path
+
+project.use_test_helpers()
 
 from cnndm_data import CNNDM_FILE, SYSTEMS, read_cnndm  # noqa: E402
 from metrics._core.core_rouge155 import MEASURES  # noqa: E402
@@ -43,7 +43,7 @@ from rouge155_sets import (  # noqa: E402
     cnndm_inputs,
 )
 
-GOLDEN = ROOT / "tests" / "golden" / "rouge155"
+GOLDEN = project.ROOT / "tests" / "golden" / "rouge155"
 CASES = {"main": {"seed": 155, "count": 250, "tokens_in_references": True},
          "edge": {"seed": 1551, "count": 150, "tokens_in_references": False}}
 CNNDM_SAMPLE = list(range(0, 11490, 191))  # 61 examples spread over the test set
@@ -130,7 +130,7 @@ def cnndm_full(records: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=project.SHARED_DATA)
     parser.add_argument("--full", action="store_true", help="also the full CNN/DailyMail averages (slow)")
     parser.add_argument("--only", choices=("generated", "cnndm_sample", "cnndm_full"), help="write one file")
     args = parser.parse_args()

@@ -8,7 +8,6 @@ module, with the error each answers. tests/test_bad_input.py fails when the file
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 
 import project
@@ -16,7 +15,7 @@ import project
 for variable in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_EVALUATE_OFFLINE"):
     os.environ[variable] = "1"
 os.environ.setdefault("HF_MODULES_CACHE", tempfile.mkdtemp(prefix="bad-input-modules-"))
-sys.path.insert(0, str(project.ROOT / "tests"))
+project.use_test_helpers()
 
 import evaluate  # noqa: E402
 

@@ -113,11 +113,70 @@ def wmt17(shared_data: Path) -> tuple[list[str], dict[str, list[str]]]:
     return references, systems
 
 
+@pytest.fixture(scope="module")
+def tokenizer():
+    """The small tokenizer of the language-model tests, trained offline (``test_lm_core.train_tokenizer``)."""
+    from test_lm_core import train_tokenizer
+
+    return train_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def llama(tokenizer):
+    """A tiny randomly initialised Llama for that tokenizer (``test_lm_core.tiny_llama``)."""
+    from test_lm_core import tiny_llama
+
+    return tiny_llama(len(tokenizer))
+
+
+@pytest.fixture(scope="module")
+def meteor_cases():
+    """``(count, seed) -> [(prediction, references)]``: synonym-rich generated METEOR cases
+    (``test_meteor_core.CaseGenerator``); skips without Debian's WordNet."""
+    from meteor_oracle import SKIP_REASON, debian_wordnet_available
+    from test_meteor_core import CaseGenerator
+
+    if not debian_wordnet_available():
+        pytest.skip(SKIP_REASON)
+    made = CaseGenerator()
+    return lambda count, seed: made.cases(count, seed)
+
+
+def sentence_and_corpus_scores(schema, rows, signature: str, from_totals, options) -> tuple[list[float], dict]:
+    """Each row's own ``score`` and the corpus result, both from totals of statistics rows (as the base sums them)."""
+    sentences = [from_totals(schema.totals_of_rows([row], signature), options)["score"] for row in rows]
+    return sentences, from_totals(schema.totals_of_rows(rows, signature), options)
+
+
+def default_and_slow(default: tuple, slow: tuple) -> list:
+    """Parameters of a check run at a default size and, marked slow, at a larger one."""
+    return [pytest.param(*default), pytest.param(*slow, marks=pytest.mark.slow)]
+
+
+def wmt17_ragged(wmt17: tuple[list[str], dict[str, list[str]]], size: int | None = None):
+    """KIT's WMT17 outputs with up to three references each (the reference, online-A's output, and uedin-nmt's
+    output on two examples in three): (hypotheses, ragged reference lists per example, sacreBLEU's reference
+    streams with ``None`` where a stream has no reference)."""
+    references, systems = wmt17
+    streams = [references[:size], systems["online-A.0"][:size],
+               [line if index % 3 else None for index, line in enumerate(systems["uedin-nmt.4722"][:size])]]
+    ragged = [[r for r in refs if r is not None] for refs in zip(*streams)]
+    return systems["KIT.4950"][:size], ragged, streams
+
+
 # Memory: the test process's peak resident set (its own and its children's high-water marks) after each test;
 # a test that raises it past PEAK_RSS_LIMIT_MIB fails, and the terminal summary names the tests that set the
 # highest peaks. The limit is well under half of the 24 GiB CI machine.
 PEAK_RSS_LIMIT_MIB = int(os.environ.get("METRICS_TESTS_PEAK_RSS_MIB", "6144"))
 _PEAKS: list[tuple[float, str]] = []
+
+
+@pytest.fixture(scope="session")
+def nltk_wordnet(tmp_path_factory: pytest.TempPathFactory):
+    """NLTK's WordNet reader over Debian's WordNet 3.0 files (METEOR's oracle); skips where they are absent."""
+    from meteor_oracle import shared_nltk_wordnet
+
+    return shared_nltk_wordnet(tmp_path_factory)
 
 
 def _peak_rss_mib() -> float:

@@ -100,20 +100,12 @@ def nltk_wordnet_reader(data_root: Path) -> Any:
         nltk.data.path[:] = saved
 
 
-_READERS: list[Any] = []
-
-
 def shared_nltk_wordnet(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """NLTK's WordNet reader over Debian's WordNet 3.0 files, built once per test process (skips where absent).
-
-    Test modules wrap it in their own ``nltk_wordnet`` fixture.
-    """
+    """NLTK's WordNet reader over Debian's WordNet 3.0 files (skips where absent); conftest's session fixture
+    ``nltk_wordnet`` builds it once per test process."""
     if not debian_wordnet_available():
         pytest.skip(SKIP_REASON)
-    import nltk
-    if not _READERS:
-        _READERS.append(nltk_wordnet_reader(tmp_path_factory.mktemp("nltk_data")))
-    return _READERS[0]
+    return nltk_wordnet_reader(tmp_path_factory.mktemp("nltk_data"))
 
 
 def oracle_tokens(text: str) -> list[str]:
@@ -135,6 +127,17 @@ def oracle_meteor(
     from nltk.translate.meteor_score import meteor_score
 
     return meteor_score(references, hypothesis, wordnet=wordnet, alpha=alpha, beta=beta, gamma=gamma)
+
+
+def oracle_scores(predictions: list[str], references: list[list[str]], wordnet: Any, **weights: float) -> list[float]:
+    """NLTK's meteor_score per example (best over the references), on NLTK's word tokens of each text."""
+    return [
+        oracle_meteor([oracle_tokens(reference) for reference in group], oracle_tokens(prediction), wordnet, **weights)
+        for prediction, group in zip(predictions, references, strict=True)
+    ]
+
+
+needs_wordnet = pytest.mark.skipif(not debian_wordnet_available(), reason=SKIP_REASON)
 
 
 class NoSynonyms:

@@ -201,27 +201,7 @@ def test_local_folder_as_model_type(bertscore, tmp_path: Path) -> None:
         bertscore.compute(predictions=["a"], references=["b"], model_type=str(folder))
 
 
-# -- bad input -------------------------------------------------------------------------------------------------
-
-
-def test_mismatched_lengths(bertscore) -> None:
-    with pytest.raises(ValueError, match="got 2 predictions but 1 references"):
-        bertscore.compute(predictions=["a", "b"], references=["a"])
-
-
-def test_empty_corpus(bertscore) -> None:
-    with pytest.raises(ValueError, match="`predictions` is empty"):
-        bertscore.compute(predictions=[], references=[])
-
-
-def test_none_input(bertscore) -> None:
-    with pytest.raises(TypeError, match="`predictions` is None"):
-        bertscore.compute(predictions=None, references=["a"])
-
-
-def test_non_string_input(bertscore) -> None:
-    with pytest.raises(TypeError, match=r"`references\[1\]\[0\]` must be a string"):
-        bertscore.compute(predictions=["a", "b"], references=[["a"], [3]])
+# -- bad input of BERTScore's own options (the shared input classes: test_bad_input.py) ------------------------
 
 
 @pytest.mark.parametrize("layer", [7, -1])

@@ -9,7 +9,7 @@ import random
 import pytest
 from sacrebleu.metrics.chrf import CHRF
 
-from conftest import load_metric
+from conftest import load_metric, wmt17_ragged
 from generated_text import padded_streams, random_corpus
 from sacrebleu_resampling import TOLERANCE, assert_resampling_matches_sacrebleu
 
@@ -37,17 +37,12 @@ def test_wmt17_systems_chrf_and_chrf_plus_plus(wmt17) -> None:
 
 
 def test_wmt17_ragged_references_and_sentence_scores(wmt17) -> None:
-    references, systems = wmt17
-    size = 200
-    second = systems["online-A.0"][:size]
-    third = [line if index % 3 else None for index, line in enumerate(systems["uedin-nmt.4722"][:size])]
-    ragged = [[r for r in refs if r is not None] for refs in zip(references[:size], second, third)]
-    hypotheses = systems["KIT.4950"][:size]
+    hypotheses, ragged, streams = wmt17_ragged(wmt17, 200)
     chrf = load_metric("chrf")
     for options in OPTION_SETS:
         ours = chrf.compute(predictions=hypotheses, references=ragged, sentence_scores=True, **options)
         oracle = CHRF(**options)
-        theirs = oracle.corpus_score(hypotheses, [references[:size], second, third])
+        theirs = oracle.corpus_score(hypotheses, streams)
         assert abs(ours["score"] - theirs.score) <= TOLERANCE, options
         assert ours["signature"] == oracle.get_signature().format() and "nrefs:var" in ours["signature"]
         expected = oracle_sentences(CHRF(**options), hypotheses, ragged)

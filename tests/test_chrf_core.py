@@ -18,6 +18,7 @@ import pytest
 from sacrebleu.metrics.chrf import CHRF
 from sacrebleu.significance import PairedTest
 
+from conftest import sentence_and_corpus_scores
 from generated_text import padded_streams, random_corpus, random_text, similar_text
 from metrics._core import core_chrf, core_chrf_counting, core_resample
 from metrics._core.core_chrf import ChrfOptions
@@ -38,10 +39,9 @@ def ours(predictions: list[str], references: list[list[str]], options: dict):
     chrf_options = ChrfOptions(**options)
     rows = core_chrf.chrf_rows(predictions, references, chrf_options)
     schema = core_chrf.chrf_schema(chrf_options)
-    signature = chrf_options.stats_signature()
-    sentences = [core_chrf.chrf_from_totals(schema.totals_of_rows([row], signature), chrf_options) for row in rows]
-    corpus = core_chrf.chrf_from_totals(schema.totals_of_rows(rows, signature), chrf_options)
-    return rows, [result["score"] for result in sentences], corpus
+    sentences, corpus = sentence_and_corpus_scores(schema, rows, chrf_options.stats_signature(),
+                                                   core_chrf.chrf_from_totals, chrf_options)
+    return rows, sentences, corpus
 
 
 def compare(predictions, references, options: dict, context: str = "") -> tuple[int, int]:

@@ -18,8 +18,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-import sklearn.metrics
-
 import evaluate  # noqa: E402
 
 import test_classification_core as oracle  # noqa: E402
@@ -36,6 +34,14 @@ def multilabel_metric(name: str) -> Any:
     if name not in _MULTILABEL:
         _MULTILABEL[name] = evaluate.load(str(METRICS_DIR / name), "multilabel")
     return _MULTILABEL[name]
+
+
+def random_case(rng: random.Random, multilabel: bool) -> tuple[list, list, Any, list, int]:
+    """(references, predictions, sample weights, label vocabulary, multi-label width or 0) of a random case."""
+    if multilabel:
+        references, predictions, weights = oracle.random_multilabel_case(rng)
+        return references, predictions, weights, [], len(references[0])
+    return (*integer_case(rng), 0)
 
 
 def integer_case(rng: random.Random) -> tuple[list[int], list[int], list[float] | None, list[int]]:
@@ -123,12 +129,7 @@ def run_parity(name: str, seed: int, cases: int, multilabel: bool, every_option:
     metric = multilabel_metric(name) if multilabel else load_metric(name)
     outcomes = {"equal": 0, "both raise": 0, "sklearn inexact": 0}
     for case in range(cases):
-        if multilabel:
-            references, predictions, weights = oracle.random_multilabel_case(rng)
-            vocabulary, width = [], len(references[0])
-        else:
-            references, predictions, weights, vocabulary = integer_case(rng)
-            width = 0
+        references, predictions, weights, vocabulary, width = random_case(rng, multilabel)
         context = f"{name} seed {seed} case {case}: {references} {predictions} {weights}"
         for options in option_sets(name, rng, vocabulary, multilabel, width, every_option):
             outcomes[compare(name, metric, references, predictions, weights, options, f"{context} {options}")] += 1
@@ -186,12 +187,7 @@ def test_shards_and_streaming_equal_one_shot(name: str, multilabel: bool) -> Non
     streamed.stream_batch_size = 3
     checked = 0
     for case in range(8):
-        if multilabel:
-            references, predictions, weights = oracle.random_multilabel_case(rng)
-            vocabulary, width = [], len(references[0])
-        else:
-            references, predictions, weights, vocabulary = integer_case(rng)
-            width = 0
+        references, predictions, weights, vocabulary, width = random_case(rng, multilabel)
         for options in option_sets(name, rng, vocabulary, multilabel, width, every_option=False)[:2]:
             kwargs = {**keyword_options(name, options), "sample_weight": weights}
             one_shot, error, _ = oracle._captured(metric.compute, predictions=predictions, references=references,

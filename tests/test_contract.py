@@ -94,7 +94,41 @@ def test_sync_check_detects_a_stale_generated_import_block(tmp_path: Path) -> No
     lines = script.read_text(encoding="utf-8").splitlines(keepends=True)
     script.write_text("".join(line for line in lines if "import __name__ as _core_ngrams" not in line), encoding="utf-8")
     result = _sync_check(copy)
-    assert result.returncode == 1 and "bleu.py: its generated import block is stale" in result.stderr
+    assert result.returncode == 1 and "bleu.py: its generated import block or citation is stale" in result.stderr
+
+
+def test_sync_check_detects_a_citation_that_differs_from_the_card(tmp_path: Path) -> None:
+    """The script's _CITATION is generated from its card: editing the card's BibTeX makes the script stale, and
+    writing brings the new text into the script, where evaluate's MetricInfo reads it."""
+    copy = _copy_for_sync(tmp_path)
+    card = copy / "metrics" / "bleu" / "README.md"
+    card.write_text(card.read_text(encoding="utf-8").replace('pages = "311--318"', 'pages = "311--319"'),
+                    encoding="utf-8")
+    result = _sync_check(copy)
+    assert result.returncode == 1 and "bleu.py: its generated import block or citation is stale" in result.stderr
+    written = subprocess.run([sys.executable, str(copy / "scripts" / "sync_core.py")], capture_output=True, text=True)
+    assert written.returncode == 0, written.stderr
+    script = (copy / "metrics" / "bleu" / "bleu.py").read_text(encoding="utf-8")
+    assert 'pages = "311--319"' in script and 'pages = "311--318"' not in script
+    assert _sync_check(copy).returncode == 0
+
+
+def test_sync_check_refuses_a_hand_written_citation(tmp_path: Path) -> None:
+    copy = _copy_for_sync(tmp_path)
+    script = copy / "metrics" / "bleu" / "bleu.py"
+    script.write_text(script.read_text(encoding="utf-8") + '\n_CITATION = "mine"\n', encoding="utf-8")
+    result = _sync_check(copy)
+    assert result.returncode == 1 and "_CITATION is generated from the card's Citation section" in result.stderr
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_citation_is_the_cards(name: str) -> None:
+    """evaluate's ``citation`` of each module is the BibTeX of its card's Citation section, character for
+    character (backslashes included)."""
+    card = (METRICS_DIR / name / "README.md").read_text(encoding="utf-8")
+    section = card.split("\n## Citation\n", 1)[1].split("\n## ", 1)[0]
+    expected = section.split("```bibtex\n", 1)[1].split("```", 1)[0] if "```bibtex" in section else ""
+    assert load_metric(name).citation == expected
 
 
 @pytest.mark.parametrize("name", METRICS)

@@ -19,6 +19,7 @@ import transformers
 import tokenizers
 
 from generated_text import random_text  # noqa: E402
+from perplexity_oracle import evaluate_perplexity  # noqa: E402
 
 from metrics._core import core_lm_score  # noqa: E402
 from metrics._core.core_lm_models import clear_lm_cache, load_lm, max_positions_of  # noqa: E402
@@ -73,16 +74,6 @@ def tiny_gpt2(vocab_size: int, *, positions: int = 64, seed: int = 0):
     config = transformers.GPT2Config(vocab_size=vocab_size, n_positions=positions, n_embd=32, n_layer=2, n_head=4,
                                      bos_token_id=0, eos_token_id=1)
     return transformers.GPT2LMHeadModel(config).eval()
-
-
-@pytest.fixture(scope="module")
-def tokenizer():
-    return train_tokenizer()
-
-
-@pytest.fixture(scope="module")
-def llama(tokenizer):
-    return tiny_llama(len(tokenizer))
 
 
 @pytest.fixture(scope="module")
@@ -317,45 +308,6 @@ def test_bytes_are_those_of_the_scored_text(lm, tokenizer) -> None:
     without = rows_for(lm, [text], add_start_token=False)[0]
     assert without[1] == len(encoding["input_ids"]) - 1
     assert without[2] == len(text[first_end:].encode("utf-8"))
-
-
-# ----- evaluate's module, reimplemented from its source (evaluate-metric/perplexity, evaluate 0.4) ----------
-
-
-def evaluate_perplexity(model, tokenizer, predictions, batch_size=16, add_start_token=True, max_length=None):
-    """evaluate's ``Perplexity._compute`` arithmetic: one padded tensor for all texts, a BOS column, masked
-    cross-entropy per batch; the pad-token and start-token handling as its source has them."""
-    if tokenizer.pad_token is None and batch_size > 1:
-        existing = list(tokenizer.special_tokens_map_extended.values())
-        assert len(existing) > 0, "If batch_size > 1, model must have at least one special token to use for padding."
-        tokenizer.add_special_tokens({"pad_token": existing[0]})
-    if add_start_token and max_length:
-        assert tokenizer.bos_token is not None
-        max_tokenized_len = max_length - 1
-    else:
-        max_tokenized_len = max_length
-    encodings = tokenizer(predictions, add_special_tokens=False, padding=True,
-                          truncation=bool(max_tokenized_len), max_length=max_tokenized_len, return_tensors="pt",
-                          return_attention_mask=True)
-    encoded_texts, attn_masks = encodings["input_ids"], encodings["attention_mask"]
-    ppls = []
-    loss_fct = torch.nn.CrossEntropyLoss(reduction="none")
-    for start in range(0, len(encoded_texts), batch_size):
-        encoded_batch = encoded_texts[start:start + batch_size]
-        attn_mask = attn_masks[start:start + batch_size]
-        if add_start_token:
-            bos = torch.tensor([[tokenizer.bos_token_id]] * encoded_batch.size(dim=0))
-            encoded_batch = torch.cat([bos, encoded_batch], dim=1)
-            attn_mask = torch.cat([torch.ones(bos.size(), dtype=torch.int64), attn_mask], dim=1)
-        labels = encoded_batch
-        with torch.no_grad():
-            out_logits = model(encoded_batch, attention_mask=attn_mask).logits
-        shift_logits = out_logits[..., :-1, :].contiguous()
-        shift_labels = labels[..., 1:].contiguous()
-        shift_mask = attn_mask[..., 1:].contiguous()
-        ppls += torch.exp((loss_fct(shift_logits.transpose(1, 2), shift_labels) * shift_mask).sum(1)
-                          / shift_mask.sum(1)).tolist()
-    return {"perplexities": ppls, "mean_perplexity": sum(ppls) / len(ppls)}
 
 
 @pytest.fixture(scope="module")

@@ -16,10 +16,9 @@ import warnings
 import pytest
 
 import torch
-import transformers
-import gguf
 
-from test_lm_core import TOLERANCE, evaluate_perplexity, plain_nll  # noqa: E402
+from perplexity_oracle import evaluate_perplexity  # noqa: E402
+from test_lm_core import TOLERANCE, plain_nll  # noqa: E402
 
 from metrics._core.core_lm_models import load_lm, packaged_lm_path  # noqa: E402
 from metrics._core.core_lm_perplexity import (  # noqa: E402

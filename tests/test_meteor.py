@@ -10,7 +10,6 @@ processes: sockets blocked, and no NLTK data directory at all.
 
 from __future__ import annotations
 
-import gzip
 import importlib
 import json
 import math
@@ -21,19 +20,16 @@ from pathlib import Path
 
 import pytest
 
-from conftest import METRICS_DIR, load_metric
+from conftest import METRICS_DIR, default_and_slow, load_metric
+from cnndm_data import SYSTEMS, cnndm_or_skip
 from meteor_oracle import (
-    DEBIAN_WORDNET,
-    SKIP_REASON,
     debian_wordnet_available,
+    needs_wordnet,
     oracle_meteor,
-    oracle_tokens,
-    shared_nltk_wordnet,
+    oracle_scores,
 )
 
 TOLERANCE = 1e-12
-SYSTEMS = ("baseline", "pointer-gen", "pointer-gen-cov")
-needs_wordnet = pytest.mark.skipif(not debian_wordnet_available(), reason=SKIP_REASON)
 
 
 @pytest.fixture(scope="module")
@@ -42,45 +38,10 @@ def meteor():
 
 
 @pytest.fixture(scope="module")
-def nltk_wordnet(tmp_path_factory):
-    return shared_nltk_wordnet(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
 def cnndm(shared_data: Path):
     """The first ``limit`` CNN/DailyMail test examples (See et al. 2017's three systems and the reference)."""
-    path = shared_data / "cnndm-see2017" / "test.jsonl.gz"
-    if not path.is_file():
-        pytest.skip(f"CNN/DailyMail summaries not found at {path}")
+    return lambda limit: cnndm_or_skip(shared_data, limit)
 
-    def first(limit: int) -> list[dict]:
-        records = []
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            for line in handle:
-                records.append(json.loads(line))
-                if len(records) == limit:
-                    break
-        return records
-
-    return first
-
-
-@pytest.fixture(scope="module")
-def generator():
-    if not debian_wordnet_available():
-        pytest.skip(SKIP_REASON)
-    from test_meteor_core import CaseGenerator
-
-    made = CaseGenerator()
-    return lambda count, seed: made.cases(count, seed)
-
-
-def oracle_scores(predictions, references, wordnet, **weights) -> list[float]:
-    """NLTK's meteor_score per example (best over the references), on NLTK's word tokens of each text."""
-    return [
-        oracle_meteor([oracle_tokens(reference) for reference in group], oracle_tokens(prediction), wordnet, **weights)
-        for prediction, group in zip(predictions, references, strict=True)
-    ]
 
 
 def assert_parity(meteor, predictions, references, theirs, **options) -> None:
@@ -112,7 +73,9 @@ def test_evaluates_published_example(meteor) -> None:
     assert round(meteor.compute(predictions=prediction, references=references)["meteor"], 4) == 0.6944
 
 
-def check_cnndm(meteor, cnndm, nltk_wordnet, limit: int) -> None:
+@needs_wordnet
+@pytest.mark.parametrize("limit", default_and_slow((100,), (2000,)))
+def test_cnndm_parity(meteor, cnndm, nltk_wordnet, limit: int) -> None:
     records = cnndm(limit)
     assert len(records) == limit
     references = [[record["reference"]] for record in records]
@@ -122,19 +85,10 @@ def check_cnndm(meteor, cnndm, nltk_wordnet, limit: int) -> None:
 
 
 @needs_wordnet
-def test_cnndm_parity_first_100(meteor, cnndm, nltk_wordnet) -> None:
-    check_cnndm(meteor, cnndm, nltk_wordnet, 100)
-
-
-@pytest.mark.slow
-@needs_wordnet
-def test_cnndm_parity_2000(meteor, cnndm, nltk_wordnet) -> None:
-    check_cnndm(meteor, cnndm, nltk_wordnet, 2000)
-
-
-def check_generated(meteor, generator, nltk_wordnet, count: int, seed: int) -> None:
+@pytest.mark.parametrize("count, seed", default_and_slow((300, 31), (2000, 37)))
+def test_generated_parity(meteor, meteor_cases, nltk_wordnet, count: int, seed: int) -> None:
     """Synonym-rich texts from WordNet lemmas, inflections, repeats, empty strings, 1-4 ragged references."""
-    cases = generator(count, seed)
+    cases = meteor_cases(count, seed)
     predictions = [prediction for prediction, _ in cases]
     references = [group for _, group in cases]
     assert len({len(group) for group in references}) > 1  # ragged
@@ -142,19 +96,8 @@ def check_generated(meteor, generator, nltk_wordnet, count: int, seed: int) -> N
 
 
 @needs_wordnet
-def test_generated_parity_300(meteor, generator, nltk_wordnet) -> None:
-    check_generated(meteor, generator, nltk_wordnet, 300, seed=31)
-
-
-@pytest.mark.slow
-@needs_wordnet
-def test_generated_parity_2000(meteor, generator, nltk_wordnet) -> None:
-    check_generated(meteor, generator, nltk_wordnet, 2000, seed=37)
-
-
-@needs_wordnet
-def test_other_weights_match_nltk(meteor, generator, nltk_wordnet) -> None:
-    cases = generator(100, seed=41)
+def test_other_weights_match_nltk(meteor, meteor_cases, nltk_wordnet) -> None:
+    cases = meteor_cases(100, seed=41)
     predictions = [prediction for prediction, _ in cases]
     references = [group for _, group in cases]
     weights = {"alpha": 0.75, "beta": 1.5, "gamma": 0.25}
@@ -173,8 +116,8 @@ def test_identical_texts_score_below_one(meteor, nltk_wordnet) -> None:
 
 
 @needs_wordnet
-def test_pre_tokenized_input_and_tokenizer_option(meteor, generator, nltk_wordnet) -> None:
-    cases = generator(100, seed=43)
+def test_pre_tokenized_input_and_tokenizer_option(meteor, meteor_cases, nltk_wordnet) -> None:
+    cases = meteor_cases(100, seed=43)
     predictions = [prediction for prediction, _ in cases]
     references = [group for _, group in cases]
     split_scores = [
@@ -210,10 +153,10 @@ def test_exact_and_stem_mode(meteor) -> None:
 
 
 @needs_wordnet
-def test_statistics_shards_and_bootstrap(meteor, generator, nltk_wordnet) -> None:
+def test_statistics_shards_and_bootstrap(meteor, meteor_cases, nltk_wordnet) -> None:
     from metrics._core.core_resample import as_stats_matrix, bootstrap_interval
 
-    cases = generator(120, seed=47)
+    cases = meteor_cases(120, seed=47)
     predictions = [prediction for prediction, _ in cases]
     references = [group for _, group in cases]
     theirs = oracle_scores(predictions, references, nltk_wordnet)
@@ -241,8 +184,8 @@ def test_statistics_shards_and_bootstrap(meteor, generator, nltk_wordnet) -> Non
 
 
 @needs_wordnet
-def test_add_batch_then_compute(meteor, generator) -> None:
-    cases = generator(60, seed=53)
+def test_add_batch_then_compute(meteor, meteor_cases) -> None:
+    cases = meteor_cases(60, seed=53)
     predictions = [prediction for prediction, _ in cases]
     references = [group for _, group in cases]
     expected = meteor.compute(predictions=predictions, references=references)

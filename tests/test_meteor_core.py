@@ -9,22 +9,23 @@ generated cases; ``-m slow`` checks 2,000 x 3 and 2,000 generated cases.
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 import random
 from pathlib import Path
 
 import pytest
 
+from cnndm_data import SYSTEMS, cnndm_or_skip
+from conftest import default_and_slow
 from meteor_oracle import (
     DEBIAN_WORDNET,
     SKIP_REASON,
     NoSynonyms,
     debian_wordnet_available,
+    needs_wordnet,
     oracle_meteor,
     oracle_tokens,
-    shared_nltk_wordnet,
+    oracle_scores,
 )
 from metrics._core import core_meteor, core_wordnet
 from metrics._core.core_meteor import (
@@ -50,27 +51,11 @@ from metrics._core.core_meteor_tokenize import (
 from metrics._core.core_wordnet import WordNetNotFoundError, load_wordnet
 
 TOLERANCE = 1e-12
-SYSTEMS = ("baseline", "pointer-gen", "pointer-gen-cov")
-needs_wordnet = pytest.mark.skipif(not debian_wordnet_available(), reason=SKIP_REASON)
 
 
 @pytest.fixture(scope="module")
 def cnndm(shared_data: Path) -> list[dict]:
-    path = shared_data / "cnndm-see2017" / "test.jsonl.gz"
-    if not path.is_file():
-        pytest.skip(f"CNN/DailyMail summaries not found at {path}")
-    records = []
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            records.append(json.loads(line))
-            if len(records) == 2000:
-                break
-    return records
-
-
-@pytest.fixture(scope="module")
-def nltk_wordnet(tmp_path_factory):
-    return shared_nltk_wordnet(tmp_path_factory)
+    return cnndm_or_skip(shared_data, 2000)
 
 
 @pytest.fixture(scope="module")
@@ -87,13 +72,6 @@ def compare(ours: list[float], theirs: list[float]) -> tuple[int, float, int]:
         a == b for a, b in zip(ours, theirs, strict=True)
     )
 
-
-def oracle_scores(predictions, references, wordnet, **weights) -> list[float]:
-    """NLTK's meteor_score per example, on NLTK's word tokens (preserve_line=True) of each text."""
-    return [
-        oracle_meteor([oracle_tokens(reference) for reference in group], oracle_tokens(prediction), wordnet, **weights)
-        for prediction, group in zip(predictions, references, strict=True)
-    ]
 
 
 # Hand-computed cases.
@@ -165,9 +143,9 @@ def nltk_alignment(hypothesis: list[str], reference: list[str], wordnet) -> list
 
 
 @needs_wordnet
-def test_alignment_pairs_match_nltk(options, nltk_wordnet, generator) -> None:
+def test_alignment_pairs_match_nltk(options, nltk_wordnet, meteor_cases) -> None:
     checked = 0
-    for prediction, references in generator(300, seed=11):
+    for prediction, references in meteor_cases(300, seed=11):
         hypothesis = oracle_tokens(prediction)
         for reference_text in references:
             reference = oracle_tokens(reference_text)
@@ -179,7 +157,10 @@ def test_alignment_pairs_match_nltk(options, nltk_wordnet, generator) -> None:
 # CNN/DailyMail parity.
 
 
-def check_cnndm(cnndm, options, nltk_wordnet, limit: int) -> None:
+@needs_wordnet
+@pytest.mark.parametrize("limit", default_and_slow((150,), (2000,)))
+def test_cnndm_parity(cnndm, options, nltk_wordnet, limit: int) -> None:
+    assert len(cnndm) >= limit
     references = [[record["reference"]] for record in cnndm[:limit]]
     prepared = prepare_references(references, options)
     for system in SYSTEMS:
@@ -189,18 +170,6 @@ def check_cnndm(cnndm, options, nltk_wordnet, limit: int) -> None:
         mismatches, worst, identical = compare(ours, theirs)
         assert mismatches == 0, f"{system}: {mismatches} of {limit} differ (max {worst})"
         assert identical == limit, f"{system}: {limit - identical} scores differ in the last bits (max {worst})"
-
-
-@needs_wordnet
-def test_cnndm_parity_first_150(cnndm, options, nltk_wordnet) -> None:
-    check_cnndm(cnndm, options, nltk_wordnet, 150)
-
-
-@pytest.mark.slow
-@needs_wordnet
-def test_cnndm_parity_2000(cnndm, options, nltk_wordnet) -> None:
-    assert len(cnndm) == 2000
-    check_cnndm(cnndm, options, nltk_wordnet, 2000)
 
 
 # Generated cases: synonym-rich sentences from WordNet lemmas, inflected forms, repeats, empty strings,
@@ -283,16 +252,10 @@ class CaseGenerator:
         return cases
 
 
-@pytest.fixture(scope="module")
-def generator():
-    if not debian_wordnet_available():
-        pytest.skip(SKIP_REASON)
-    made = CaseGenerator()
-    return lambda count, seed: made.cases(count, seed)
-
-
-def check_generated(generator, options, nltk_wordnet, count: int, seed: int) -> None:
-    cases = generator(count, seed)
+@needs_wordnet
+@pytest.mark.parametrize("count, seed", default_and_slow((400, 2024), (2000, 7)))
+def test_generated_parity(meteor_cases, options, nltk_wordnet, count: int, seed: int) -> None:
+    cases = meteor_cases(count, seed)
     predictions = [prediction for prediction, _ in cases]
     references = [group for _, group in cases]
     ours = meteor_scores(predictions, references, options)
@@ -307,21 +270,12 @@ def check_generated(generator, options, nltk_wordnet, count: int, seed: int) -> 
 
 
 @needs_wordnet
-def test_generated_parity_400(generator, options, nltk_wordnet) -> None:
-    check_generated(generator, options, nltk_wordnet, 400, seed=2024)
-
-
-@pytest.mark.slow
-@needs_wordnet
-def test_generated_parity_2000(generator, options, nltk_wordnet) -> None:
-    check_generated(generator, options, nltk_wordnet, 2000, seed=7)
-
-
-def check_generated_vocabulary(generator, nltk_wordnet, count: int, seed: int) -> None:
+@pytest.mark.parametrize("count, seed", default_and_slow((400, 2024), (2000, 7)))
+def test_synonym_sets_match_nltk_on_generated_vocabulary(meteor_cases, nltk_wordnet, count: int, seed: int) -> None:
     """Our synonym sets equal NLTK's for every word of the generated cases and every word's Porter stem."""
     wordnet = load_wordnet(DEBIAN_WORDNET)
     words: set[str] = set()
-    for prediction, references in generator(count, seed):
+    for prediction, references in meteor_cases(count, seed):
         for text in (prediction, *references):
             words.update(token.lower() for token in nltk_word_tokens(text))
     words |= {core_meteor.porter_stem(word) for word in words}
@@ -333,17 +287,6 @@ def check_generated_vocabulary(generator, nltk_wordnet, count: int, seed: int) -
         word for word in sorted(words) if wordnet.synonym_names(word) != {n for n in nltk_names(word) if "_" not in n}
     ]
     assert len(words) > count and differing == []
-
-
-@needs_wordnet
-def test_synonym_sets_match_nltk_on_generated_vocabulary(generator, nltk_wordnet) -> None:
-    check_generated_vocabulary(generator, nltk_wordnet, 400, seed=2024)
-
-
-@pytest.mark.slow
-@needs_wordnet
-def test_synonym_sets_match_nltk_on_generated_vocabulary_2000(generator, nltk_wordnet) -> None:
-    check_generated_vocabulary(generator, nltk_wordnet, 2000, seed=7)
 
 
 # Options: valid ranges, parity away from the defaults, exact + stem mode.
@@ -361,8 +304,8 @@ def test_synonym_sets_match_nltk_on_generated_vocabulary_2000(generator, nltk_wo
     ],
     ids=lambda weights: "-".join(f"{key}{value}" for key, value in weights.items()),
 )
-def test_parity_with_other_weights(generator, nltk_wordnet, weights) -> None:
-    cases = generator(150, seed=5)
+def test_parity_with_other_weights(meteor_cases, nltk_wordnet, weights) -> None:
+    cases = meteor_cases(150, seed=5)
     predictions = [prediction for prediction, _ in cases]
     references = [group for _, group in cases]
     ours = meteor_scores(predictions, references, MeteorOptions(wordnet=str(DEBIAN_WORDNET), **weights))
@@ -406,8 +349,8 @@ def test_other_options_are_checked() -> None:
 
 
 @needs_wordnet
-def test_exact_and_stem_mode_matches_nltk_without_synonyms(generator, nltk_wordnet) -> None:
-    cases = generator(300, seed=3)
+def test_exact_and_stem_mode_matches_nltk_without_synonyms(meteor_cases, nltk_wordnet) -> None:
+    cases = meteor_cases(300, seed=3)
     predictions = [prediction for prediction, _ in cases]
     references = [group for _, group in cases]
     ours = meteor_scores(predictions, references, MeteorOptions(synonyms=False))
@@ -439,8 +382,8 @@ def test_exact_and_stem_mode_needs_no_wordnet(monkeypatch, tmp_path) -> None:
 
 
 @needs_wordnet
-def test_pre_tokenized_input_matches_nltk(generator, options, nltk_wordnet) -> None:
-    cases = generator(200, seed=17)
+def test_pre_tokenized_input_matches_nltk(meteor_cases, options, nltk_wordnet) -> None:
+    cases = meteor_cases(200, seed=17)
     predictions = [oracle_tokens(prediction) for prediction, _ in cases]
     references = [[oracle_tokens(reference) for reference in group] for _, group in cases]
     ours = meteor_scores(*check_meteor_inputs(predictions, references), options)
@@ -454,8 +397,8 @@ def test_pre_tokenized_input_matches_nltk(generator, options, nltk_wordnet) -> N
 
 
 @needs_wordnet
-def test_tokenizer_callable(generator, options, nltk_wordnet) -> None:
-    cases = generator(200, seed=19)
+def test_tokenizer_callable(meteor_cases, options, nltk_wordnet) -> None:
+    cases = meteor_cases(200, seed=19)
     predictions = [prediction for prediction, _ in cases]
     references = [group for _, group in cases]
     ours = meteor_scores(predictions, references, MeteorOptions(wordnet=str(DEBIAN_WORDNET), tokenizer=str.split))
@@ -522,8 +465,8 @@ def test_input_checks() -> None:
 
 
 @needs_wordnet
-def test_statistics_give_the_mean_of_the_oracle_scores(generator, options, nltk_wordnet) -> None:
-    cases = generator(300, seed=23)
+def test_statistics_give_the_mean_of_the_oracle_scores(meteor_cases, options, nltk_wordnet) -> None:
+    cases = meteor_cases(300, seed=23)
     predictions = [prediction for prediction, _ in cases]
     references = [group for _, group in cases]
     schema = meteor_schema()

@@ -20,7 +20,8 @@ import transformers
 import evaluate  # noqa: E402
 from conftest import METRICS_DIR, load_metric  # noqa: E402
 from generated_text import random_text  # noqa: E402
-from test_lm_core import TOLERANCE, evaluate_perplexity, plain_nll, tiny_gpt2, tiny_llama, train_tokenizer  # noqa: E402
+from perplexity_oracle import evaluate_perplexity  # noqa: E402
+from test_lm_core import TOLERANCE, plain_nll, tiny_gpt2, tiny_llama, train_tokenizer  # noqa: E402
 
 from metrics._core.core_lm_models import clear_lm_cache, load_lm  # noqa: E402
 from metrics._core.core_lm_perplexity import PerplexityOptions, perplexity_per_text, perplexity_rows  # noqa: E402
@@ -31,16 +32,6 @@ LN2 = math.log(2.0)
 @pytest.fixture(scope="module")
 def metric():
     return load_metric("perplexity")
-
-
-@pytest.fixture(scope="module")
-def tokenizer():
-    return train_tokenizer()
-
-
-@pytest.fixture(scope="module")
-def llama(tokenizer):
-    return tiny_llama(len(tokenizer))
 
 
 @pytest.fixture(scope="module")

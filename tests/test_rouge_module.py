@@ -105,67 +105,20 @@ def test_custom_tokenizer_like_evaluate(rouge) -> None:
         rouge.compute(predictions=["a"], references=["a"], tokenizer=str.split, use_stemmer=True)
 
 
-# --- Bad input: one test per case ------------------------------------------------------------------
+# --- Bad input of ROUGE's own options (the input classes every text-pair metric shares: test_bad_input.py) -------
 
 
-def test_mismatched_lengths(rouge) -> None:
-    with pytest.raises(ValueError, match="2 predictions but 1 references"):
-        rouge.compute(predictions=["a", "b"], references=["a"])
-
-
-def test_empty_corpus(rouge) -> None:
-    with pytest.raises(ValueError, match="predictions.*empty"):
-        rouge.compute(predictions=[], references=[])
-
-
-def test_none_predictions(rouge) -> None:
-    with pytest.raises(TypeError, match="predictions.*None"):
-        rouge.compute(predictions=None, references=["a"])
-
-
-def test_none_references(rouge) -> None:
-    with pytest.raises(TypeError, match="references.*None"):
-        rouge.compute(predictions=["a"], references=None)
-
-
-def test_non_string_prediction(rouge) -> None:
-    with pytest.raises(TypeError, match=r"predictions\[1\]"):
-        rouge.compute(predictions=["a", 3], references=["a", "b"])
-
-
-def test_non_string_reference(rouge) -> None:
-    with pytest.raises(TypeError, match=r"references\[0\]\[1\]"):
-        rouge.compute(predictions=["a"], references=[["a", 1.5]])
-
-
-def test_prediction_without_reference(rouge) -> None:
-    with pytest.raises(ValueError, match=r"references\[1\]"):
-        rouge.compute(predictions=["a", "b"], references=[["a"], []])
-
-
-def test_unknown_rouge_type_lists_valid_ones(rouge) -> None:
-    with pytest.raises(ValueError, match=r"unknown rouge type 'rouge10'.*rouge1 \.\. rouge9, rougeL, rougeLsum"):
-        rouge.compute(predictions=["a"], references=["a"], rouge_types=["rouge1", "rouge10"])
-
-
-def test_rouge_types_as_string(rouge) -> None:
-    with pytest.raises(TypeError, match="rouge_types"):
-        rouge.compute(predictions=["a"], references=["a"], rouge_types="rouge1")
-
-
-def test_unknown_tokenizer_name(rouge) -> None:
-    with pytest.raises(ValueError, match="tokenizer.*'rouge_score', 'unicode'"):
-        rouge.compute(predictions=["a"], references=["a"], tokenizer="spacy")
-
-
-def test_unknown_multi_ref_mode(rouge) -> None:
-    with pytest.raises(ValueError, match="multi_ref.*'best', 'pooled'"):
-        rouge.compute(predictions=["a"], references=["a"], multi_ref="average")
-
-
-def test_non_bool_use_stemmer(rouge) -> None:
-    with pytest.raises(TypeError, match="use_stemmer"):
-        rouge.compute(predictions=["a"], references=["a"], use_stemmer="yes")
+@pytest.mark.parametrize(("options", "error", "message"), [
+    ({"rouge_types": ["rouge1", "rouge10"]}, ValueError,
+     r"unknown rouge type 'rouge10'.*rouge1 \.\. rouge9, rougeL, rougeLsum"),  # the valid ones are listed
+    ({"rouge_types": "rouge1"}, TypeError, "rouge_types"),
+    ({"tokenizer": "spacy"}, ValueError, "tokenizer.*'rouge_score', 'unicode'"),
+    ({"multi_ref": "average"}, ValueError, "multi_ref.*'best', 'pooled'"),
+    ({"use_stemmer": "yes"}, TypeError, "use_stemmer"),
+])
+def test_bad_option_values(rouge, options: dict, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        rouge.compute(predictions=["a"], references=["a"], **options)
 
 
 def test_example_stats_with_datasets_map(rouge) -> None:

@@ -13,7 +13,7 @@ import sacrebleu
 from sacrebleu.metrics.bleu import BLEU
 from sacrebleu.significance import PairedTest
 
-from conftest import load_metric
+from conftest import load_metric, wmt17_ragged
 from generated_text import padded_streams, random_corpus
 from metrics._core import core_bleu, core_mt_tokenizers
 
@@ -45,12 +45,8 @@ def test_wmt17_all_systems(tokenize: str, wmt17) -> None:
 
 def test_wmt17_several_references_lowercase_and_smoothing(wmt17) -> None:
     """Other systems' outputs serve as extra (ragged) references on the real data."""
-    references, systems = wmt17
+    hypotheses, ragged, streams = wmt17_ragged(wmt17)
     metric = load_metric("sacrebleu")
-    second = list(systems["online-A.0"])
-    third = [line if index % 3 else None for index, line in enumerate(systems["uedin-nmt.4722"])]
-    ragged = [[r for r in refs if r is not None] for refs in zip(references, second, third)]
-    hypotheses = systems["KIT.4950"]
     for smooth_method, smooth_value in SMOOTHING:
         for lowercase in (False, True):
             ours = metric.compute(
@@ -61,7 +57,7 @@ def test_wmt17_several_references_lowercase_and_smoothing(wmt17) -> None:
                 lowercase=lowercase,
             )
             oracle = BLEU(smooth_method=smooth_method, smooth_value=smooth_value, lowercase=lowercase)
-            theirs = oracle.corpus_score(hypotheses, [references, second, third])
+            theirs = oracle.corpus_score(hypotheses, streams)
             assert_same(ours, theirs, f"{smooth_method}/{smooth_value} lc={lowercase}")
             assert ours["signature"] == oracle.get_signature().format()
             assert "nrefs:var" in ours["signature"]

@@ -9,7 +9,7 @@ import random
 import pytest
 from sacrebleu.metrics.ter import TER
 
-from conftest import load_metric
+from conftest import load_metric, wmt17_ragged
 from generated_text import padded_streams, random_corpus
 from sacrebleu_resampling import TOLERANCE, assert_resampling_matches_sacrebleu
 
@@ -43,16 +43,11 @@ def test_wmt17_systems_and_options(wmt17) -> None:
 
 
 def test_wmt17_ragged_references_and_sentence_scores(wmt17) -> None:
-    references, systems = wmt17
-    size = 200
-    second = systems["online-A.0"][:size]
-    third = [line if index % 3 else None for index, line in enumerate(systems["uedin-nmt.4722"][:size])]
-    ragged = [[r for r in refs if r is not None] for refs in zip(references[:size], second, third)]
-    hypotheses = systems["KIT.4950"][:size]
+    hypotheses, ragged, streams = wmt17_ragged(wmt17, 200)
     ter = load_metric("ter")
     ours = ter.compute(predictions=hypotheses, references=ragged, sentence_scores=True)
     oracle = TER()
-    theirs = oracle.corpus_score(hypotheses, [references[:size], second, third])
+    theirs = oracle.corpus_score(hypotheses, streams)
     assert_same(ours, theirs, "ragged")
     assert ours["signature"] == oracle.get_signature().format() and "nrefs:var" in ours["signature"]
     sentence = TER()

@@ -17,6 +17,7 @@ import pytest
 from sacrebleu.metrics.ter import TER
 from sacrebleu.utils import sum_of_lists
 
+from conftest import sentence_and_corpus_scores
 from generated_text import WORDS, padded_streams, random_text, similar_text
 from metrics._core import core_ter, core_ter_align
 from metrics._core.core_ter import TerOptions
@@ -45,11 +46,9 @@ def oracle(predictions: list[str], references: list[list[str]], options: dict):
 def ours(predictions: list[str], references: list[list[str]], options: dict):
     ter_options = TerOptions(**options)
     rows = core_ter.ter_rows(predictions, references, ter_options)
-    schema = core_ter.ter_schema()
-    signature = ter_options.stats_signature()
-    sentences = [core_ter.ter_from_totals(schema.totals_of_rows([row], signature), ter_options) for row in rows]
-    corpus = core_ter.ter_from_totals(schema.totals_of_rows(rows, signature), ter_options)
-    return rows, [result["score"] for result in sentences], corpus
+    sentences, corpus = sentence_and_corpus_scores(core_ter.ter_schema(), rows, ter_options.stats_signature(),
+                                                   core_ter.ter_from_totals, ter_options)
+    return rows, sentences, corpus
 
 
 def compare(predictions, references, options: dict, context: str = "") -> tuple[int, int]:

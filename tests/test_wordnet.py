@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from meteor_oracle import DEBIAN_WORDNET, SKIP_REASON, debian_wordnet_available, lexnames_text, shared_nltk_wordnet
+from meteor_oracle import DEBIAN_WORDNET, SKIP_REASON, debian_wordnet_available, lexnames_text
 from metrics._core import core_wordnet
 from metrics._core.core_meteor import porter_stem
 from metrics._core.core_meteor_tokenize import nltk_word_tokens
@@ -62,11 +62,6 @@ def differences(ours: WordNet, reader, words) -> list[str]:
                 ours_forms, their_forms = ours.morphy(lowered, pos), reader._morphy(lowered, pos)
                 problems.append(f"{word!r}: morphy({pos}) {ours_forms} vs {their_forms}")
     return problems
-
-
-@pytest.fixture(scope="module")
-def nltk_wordnet(tmp_path_factory):
-    return shared_nltk_wordnet(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -18,26 +18,6 @@ from .core_metric import Batch, StatsMetric
 from .core_stats import StatsSchema
 
 
-SCIPY_CITATION = """\
-@article{2020SciPy-NMeth,
-  author  = {Virtanen, Pauli and Gommers, Ralf and Oliphant, Travis E. and Haberland, Matt and Reddy, Tyler and
-             Cournapeau, David and Burovski, Evgeni and Peterson, Pearu and Weckesser, Warren and Bright, Jonathan
-             and {van der Walt}, Stéfan J. and Brett, Matthew and Wilson, Joshua and Millman, K. Jarrod and
-             Mayorov, Nikolay and Nelson, Andrew R. J. and Jones, Eric and Kern, Robert and Larson, Eric and
-             Carey, C J and Polat, İlhan and Feng, Yu and Moore, Eric W. and {VanderPlas}, Jake and
-             Laxalde, Denis and Perktold, Josef and Cimrman, Robert and Henriksen, Ian and Quintero, E. A. and
-             Harris, Charles R. and Archibald, Anne M. and Ribeiro, Antônio H. and Pedregosa, Fabian and
-             {van Mulbregt}, Paul and {SciPy 1.0 Contributors}},
-  title   = {{SciPy} 1.0: Fundamental Algorithms for Scientific Computing in Python},
-  journal = {Nature Methods},
-  year    = {2020},
-  volume  = {17},
-  pages   = {261--272},
-  doi     = {10.1038/s41592-019-0686-2},
-}
-"""
-
-
 # The arguments both correlation modules document (the scripts' _KWARGS_DESCRIPTION starts with these).
 NUMBER_ARGS = """
 Args:

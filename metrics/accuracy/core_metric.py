@@ -192,6 +192,8 @@ class StatsMetric:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "about" in cls.__dict__:  # evaluate's add_start_docstrings(description, inputs_description)
+            cls.__doc__ = cls.about.description + cls.about.inputs_description + (cls.__doc__ or "")
         if "options_class" not in cls.__dict__ and "inputs" not in cls.__dict__:
             return
         columns = cls.inputs.columns

@@ -37,20 +37,6 @@ from .core_stats import StatsSchema
 
 
 SKLEARN_DOCS = "https://scikit-learn.org/stable/modules/generated/sklearn.metrics."
-SKLEARN_CITATION = """\
-@article{scikit-learn,
-  title={Scikit-learn: Machine Learning in {P}ython},
-  author={Pedregosa, F. and Varoquaux, G. and Gramfort, A. and Michel, V. and Thirion, B. and Grisel, O. and
-          Blondel, M. and Prettenhofer, P. and Weiss, R. and Dubourg, V. and Vanderplas, J. and Passos, A. and
-          Cournapeau, D. and Brucher, M. and Perrot, M. and Duchesnay, E.},
-  journal={Journal of Machine Learning Research},
-  volume={12},
-  pages={2825--2830},
-  year={2011}
-}
-"""
-
-
 # The arguments every classification module documents (the scripts' _KWARGS_DESCRIPTION starts with these).
 LABEL_ARGS = """
 Args:

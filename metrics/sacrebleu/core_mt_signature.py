@@ -14,20 +14,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 # The reference every sacreBLEU-family module cites (Post 2018), after its own metric's.
-SACREBLEU_CITATION = """\
-@inproceedings{post-2018-call,
-    title = "A Call for Clarity in Reporting {BLEU} Scores",
-    author = "Post, Matt",
-    booktitle = "Proceedings of the Third Conference on Machine Translation: Research Papers",
-    month = oct,
-    year = "2018",
-    address = "Belgium, Brussels",
-    publisher = "Association for Computational Linguistics",
-    url = "https://www.aclweb.org/anthology/W18-6319",
-    pages = "186--191",
-}
-"""
-
 # The sacreBLEU release whose numbers the sacreBLEU-family metrics reproduce (named in signatures).
 SACREBLEU_VERSION = "2.6.0"
 
