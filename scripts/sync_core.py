@@ -117,9 +117,16 @@ def families(core: set[str]) -> tuple[dict[str, str], list[str]]:
     return family_of, problems
 
 
+def family_uses() -> dict[str, set[str]]:
+    """The families each family may import besides its own and common (its ``uses`` list)."""
+    declared = tomllib.loads(FAMILIES_FILE.read_text(encoding="utf-8"))
+    return {name: set(family.get("uses", [])) for name, family in declared.items()}
+
+
 def family_problems(core: set[str], family_of: dict[str, str]) -> list[str]:
-    """Imports of a core module from another family than its own and common."""
+    """Imports of a core module from a family other than its own, common and the families its own uses."""
     problems = []
+    uses = family_uses()
     for module in sorted(core):
         source = (CORE_DIR / f"{module}.py").read_text(encoding="utf-8")
         for line_number, dependency, _ in relative_imports(source):
@@ -127,10 +134,11 @@ def family_problems(core: set[str], family_of: dict[str, str]) -> list[str]:
                 problems.append(f"metrics/_core/{module}.py:{line_number}: imports .{dependency}, not a core module")
                 continue
             own, other = family_of.get(module), family_of.get(dependency)
-            if own is not None and other is not None and other not in (own, COMMON_FAMILY):
+            if own is not None and other is not None and other not in (own, COMMON_FAMILY, *uses.get(own, ())):
                 problems.append(
                     f"metrics/_core/{module}.py:{line_number}: a {own!r} module imports .{dependency} of family "
-                    f"{other!r}; core modules import only their own family and {COMMON_FAMILY!r}"
+                    f"{other!r}; core modules import only their own family, {COMMON_FAMILY!r} and the families "
+                    f"their own declares in `uses`"
                 )
     return problems
 

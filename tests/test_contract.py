@@ -81,6 +81,18 @@ def test_sync_check_refuses_an_import_across_families(tmp_path: Path) -> None:
     assert "a 'rouge' module imports .core_models of family 'neural'" in result.stderr
 
 
+def test_a_family_may_import_the_families_it_declares_in_uses(tmp_path: Path) -> None:
+    """simplification declares `uses = ["mt"]` (SARI is defined on 13a tokens): its modules may import mt
+    modules; without the declaration the same import is refused."""
+    copy = _copy_for_sync(tmp_path)
+    assert _sync_check(copy).returncode == 0
+    families = copy / "metrics" / "_core" / "families.toml"
+    families.write_text(families.read_text(encoding="utf-8").replace('uses = ["mt"]\n', ""), encoding="utf-8")
+    result = _sync_check(copy)
+    assert result.returncode == 1
+    assert "a 'simplification' module imports .core_mt_tokenizers of family 'mt'" in result.stderr
+
+
 def test_sync_check_refuses_a_core_module_in_no_family(tmp_path: Path) -> None:
     copy = _copy_for_sync(tmp_path)
     (copy / "metrics" / "_core" / "core_orphan_thing.py").write_text('"""An orphan."""\n', encoding="utf-8")
