@@ -1,0 +1,155 @@
+"""Runs and qrels (one mapping per query) checked and flattened into numpy arrays, in one pass each.
+
+Errors name the argument and the query index (``runs[3]``), and for a bad value the document
+(``runs[3]['doc7']``). Document ids are strings (trec_eval compares them as strings; pytrec_eval requires
+them); scores are real numbers, not bool and not NaN (infinities are valid); grades are integers, not bool,
+within 64 bits. The checks run over whole columns (the set of the types present), so a valid corpus costs one
+C-level pass per check and only an invalid one is searched for the offending entry.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping, Sequence
+from itertools import chain, islice
+from operator import methodcaller
+from typing import Any
+
+import numpy as np
+
+from .core_checks import check_list
+
+_VALUES = methodcaller("values")
+
+
+# -- checks --------------------------------------------------------------------------------------------------
+
+
+def _mappings(metric: str, argument: str, values: Any, what: str) -> list[Any]:
+    """``values`` as a list of mappings (one per query), or raise naming the argument and the index."""
+    if isinstance(values, Mapping):
+        raise TypeError(
+            f"{metric}: `{argument}` must be a list with one mapping per query (document id -> {what}), got a "
+            f"{type(values).__name__}; to pair a run and qrels keyed by query id, use pair_queries(run, qrels)"
+        )
+    values = check_list(metric, argument, values, what=f"mappings of document id -> {what}", allow_empty=True)
+    for kind in set(map(type, values)):
+        if kind is not dict and not issubclass(kind, Mapping):
+            index = next(i for i, value in enumerate(values) if type(value) is kind)
+            raise TypeError(
+                f"{metric}: `{argument}[{index}]` must be a mapping of document id -> {what}, got {kind.__name__} "
+                f"({values[index]!r:.60})"
+            )
+    return values
+
+
+def _check_document_ids(metric: str, argument: str, mappings: Sequence[Mapping[Any, Any]], ids: Any) -> None:
+    """Every document id is a string (trec_eval compares them as strings)."""
+    for kind in set(map(type, ids)):
+        if not issubclass(kind, str):
+            for index, mapping in enumerate(mappings):
+                for key in mapping:
+                    if type(key) is kind:
+                        raise TypeError(
+                            f"{metric}: `{argument}[{index}]` has the document id {key!r:.60} of type "
+                            f"{kind.__name__}; document ids must be strings (as in TREC files)"
+                        )
+
+
+def _locate(mappings: Sequence[Mapping[Any, Any]], ends: np.ndarray, position: int) -> tuple[int, Any]:
+    """The query index and document id of entry ``position`` of the flattened mappings."""
+    index = int(np.searchsorted(ends, position, side="right"))
+    offset = position - (int(ends[index - 1]) if index else 0)
+    return index, next(islice(iter(mappings[index]), offset, None))
+
+
+def _is_number_type(kind: type) -> bool:
+    return issubclass(kind, (numbers.Real, np.integer, np.floating)) and not issubclass(kind, (bool, np.bool_))
+
+
+def _is_integer_type(kind: type) -> bool:
+    return issubclass(kind, (numbers.Integral, np.integer)) and not issubclass(kind, (bool, np.bool_))
+
+
+def _scores(metric: str, runs: Sequence[Mapping[str, Any]], flat: list[Any], ends: np.ndarray) -> np.ndarray:
+    """The scores as float64, or raise naming ``runs[i][doc]`` for a non-number or NaN."""
+    kinds = set(map(type, flat))
+    if not kinds <= {float, int}:
+        bad = {kind for kind in kinds if not _is_number_type(kind)}
+        if bad:
+            position = next(i for i, value in enumerate(flat) if type(value) in bad)
+            index, doc = _locate(runs, ends, position)
+            raise TypeError(
+                f"{metric}: `runs[{index}][{doc!r:.60}]` must be a number (the document's score), got "
+                f"{type(flat[position]).__name__} ({flat[position]!r:.60})"
+            )
+    try:
+        scores = np.fromiter(flat, dtype=np.float64, count=len(flat))
+    except (OverflowError, ValueError, TypeError):
+        for position, value in enumerate(flat):
+            try:
+                float(value)
+            except (OverflowError, ValueError, TypeError) as error:
+                index, doc = _locate(runs, ends, position)
+                raise ValueError(
+                    f"{metric}: `runs[{index}][{doc!r:.60}]` ({value!r:.60}) cannot be a score: {error}"
+                ) from None
+        raise
+    if scores.size and np.isnan(scores).any():
+        index, doc = _locate(runs, ends, int(np.flatnonzero(np.isnan(scores))[0]))
+        raise ValueError(
+            f"{metric}: `runs[{index}][{doc!r:.60}]` is NaN; every score must be a number (NaN has no place in "
+            f"a ranking)"
+        )
+    return scores
+
+
+def _grades(metric: str, qrels: Sequence[Mapping[str, Any]], flat: list[Any], ends: np.ndarray) -> np.ndarray:
+    """The relevance grades as int64, or raise naming ``qrels[i][doc]`` for a non-integer."""
+    kinds = set(map(type, flat))
+    if not kinds <= {int}:
+        bad = {kind for kind in kinds if not _is_integer_type(kind)}
+        if bad:
+            position = next(i for i, value in enumerate(flat) if type(value) in bad)
+            index, doc = _locate(qrels, ends, position)
+            raise TypeError(
+                f"{metric}: `qrels[{index}][{doc!r:.60}]` must be an integer relevance grade, got "
+                f"{type(flat[position]).__name__} ({flat[position]!r:.60})"
+            )
+    try:
+        return np.array(flat, dtype=np.int64)
+    except OverflowError:
+        position = next(i for i, value in enumerate(flat) if not -(2**63) <= int(value) < 2**63)
+        index, doc = _locate(qrels, ends, position)
+        raise ValueError(
+            f"{metric}: `qrels[{index}][{doc!r:.60}]` = {flat[position]} is out of range for a relevance grade "
+            f"(a 64-bit integer)"
+        ) from None
+
+
+def checked_queries(metric: str, runs: Any, qrels: Any) -> tuple[list[Any], list[Any]]:
+    """``runs`` and ``qrels`` as lists of mappings of the same length."""
+    runs = _mappings(metric, "runs", runs, "score")
+    qrels = _mappings(metric, "qrels", qrels, "relevance grade")
+    if len(runs) != len(qrels):
+        raise ValueError(
+            f"{metric}: got {len(runs)} runs but {len(qrels)} qrels; pass one of each per query "
+            f"(pair_queries(run, qrels) pairs mappings keyed by query id)"
+        )
+    return runs, qrels
+
+
+def flat_scores(metric: str, runs: Sequence[Mapping[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    """(documents per query, every score as float64 in query order), the document ids checked."""
+    lengths = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))
+    flat = list(chain.from_iterable(map(_VALUES, runs)))
+    _check_document_ids(metric, "runs", runs, chain.from_iterable(runs))
+    return lengths, _scores(metric, runs, flat, np.cumsum(lengths))
+
+
+def flat_grades(metric: str, qrels: Sequence[Mapping[str, Any]]) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """(judged documents per query, their ids, their grades as int64), in query order."""
+    judged = np.fromiter(map(len, qrels), dtype=np.int64, count=len(qrels))
+    ids = list(chain.from_iterable(qrels))
+    _check_document_ids(metric, "qrels", qrels, ids)
+    return judged, ids, _grades(metric, qrels, list(chain.from_iterable(map(_VALUES, qrels))), np.cumsum(judged))

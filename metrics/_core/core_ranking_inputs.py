@@ -1,0 +1,128 @@
+"""The input kind of ranking metrics: one query per example, its run and its relevance judgements.
+
+``predictions[i]`` is the run of query ``i``: a mapping from document id to
+retrieval score (trec_eval orders by score, highest first), or a list of
+document ids ranked best first (scores ``n, n-1, ..., 1`` are implied), or the
+normalised form ``{"ids": [...], "scores": [...]}``. ``references[i]`` is the
+query's qrels: a mapping from document id to relevance grade (an integer;
+grades below ``relevance_level`` are not relevant, negative grades included),
+or a list of relevant document ids (grade 1 each), or ``{"ids": [...],
+"grades": [...]}``. Document ids are strings (integers are taken as their
+decimal strings); scores are numbers (infinities allowed, NaN not), stored as float64.
+
+An example whose qrels are empty is a query without judgements: trec_eval
+skips such a query (it is not an error and does not count in the means). A run
+may be empty (nothing retrieved: every measure is 0 when the query has
+relevant documents).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+from .core_checks import check_encodable, check_list, check_same_length
+from .core_inputs import Columns, InputKind
+
+_RUN_SHAPE = "run: {doc_id: score}, a ranked list of doc ids, or {'ids': [...], 'scores': [...]}"
+_QRELS_SHAPE = "qrels: {doc_id: grade}, a list of relevant doc ids, or {'ids': [...], 'grades': [...]}"
+
+
+def _features(config_name: str) -> Any:
+    import datasets
+
+    return datasets.Features({
+        "predictions": {"ids": datasets.Sequence(datasets.Value("string")),
+                        "scores": datasets.Sequence(datasets.Value("float64"))},
+        "references": {"ids": datasets.Sequence(datasets.Value("string")),
+                       "grades": datasets.Sequence(datasets.Value("int64"))},
+    })
+
+
+def _document_id(metric: str, argument: str, value: Any) -> str:
+    if isinstance(value, str):
+        check_encodable(metric, argument, value)
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(int(value))
+    raise TypeError(f"{metric}: `{argument}` must be a document id (a string), got {type(value).__name__} "
+                    f"({value!r:.60})")
+
+
+def _score(metric: str, argument: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{metric}: `{argument}` must be a number (a retrieval score), got {type(value).__name__} "
+                        f"({value!r:.60})")
+    value = float(value)
+    if math.isnan(value):
+        raise ValueError(f"{metric}: `{argument}` is NaN; a retrieval score must be a number (trec_eval's order of "
+                         f"NaN scores is undefined)")
+    return value
+
+
+def _grade(metric: str, argument: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{metric}: `{argument}` must be an integer relevance grade, got {type(value).__name__} "
+                        f"({value!r:.60})")
+    return int(value)
+
+
+def _pairs(metric: str, argument: str, value: Any, values_key: str, shape: str,
+           implied: Any) -> tuple[list[Any], list[Any], str, str]:
+    """(ids, values, how an id and how a value are named in errors) of one record in any of its three forms."""
+    if isinstance(value, Mapping):
+        if set(value) == {"ids", values_key}:
+            ids = check_list(metric, f"{argument}['ids']", value["ids"], what="document ids", allow_empty=True)
+            values = check_list(metric, f"{argument}['{values_key}']", value[values_key], what=values_key,
+                                allow_empty=True)
+            if len(ids) != len(values):
+                raise ValueError(f"{metric}: `{argument}` has {len(ids)} ids but {len(values)} {values_key}")
+            return ids, values, f"{argument}['ids']" + "[{index}]", f"{argument}['{values_key}']" + "[{index}]"
+        return list(value), list(value.values()), argument + " (key {key!r})", argument + "[{key!r}]"
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{metric}: `{argument}` must be a {shape}, got {type(value).__name__} ({value!r:.60})")
+    ids = check_list(metric, argument, value, what="document ids", allow_empty=True)
+    return ids, implied(len(ids)), argument + "[{index}]", argument + "[{index}]"
+
+
+def _record(metric: str, argument: str, value: Any, values_key: str, shape: str, implied: Any,
+            check_value: Any) -> dict[str, list[Any]]:
+    ids, values, id_name, value_name = _pairs(metric, argument, value, values_key, shape, implied)
+    checked_ids = [_document_id(metric, id_name.format(index=index, key=key), key) for index, key in enumerate(ids)]
+    seen: set[str] = set()
+    for key in checked_ids:
+        if key in seen:
+            raise ValueError(f"{metric}: `{argument}` names the document {key!r} twice")
+        seen.add(key)
+    checked_values = [check_value(metric, value_name.format(index=index, key=key), item)
+                      for index, (key, item) in enumerate(zip(ids, values, strict=True))]
+    return {"ids": checked_ids, values_key: checked_values}
+
+
+def check_runs(metric: str, runs: Any, *, allow_empty: bool = False) -> list[dict[str, list[Any]]]:
+    """Runs normalised to ``{"ids": [...], "scores": [...]}`` (ranked lists get scores n .. 1)."""
+    values = check_list(metric, "predictions", runs, what=f"runs (one per query; a {_RUN_SHAPE})",
+                        allow_empty=allow_empty)
+    return [_record(metric, f"predictions[{index}]", value, "scores", _RUN_SHAPE,
+                    lambda size: [float(size - rank) for rank in range(size)], _score)
+            for index, value in enumerate(values)]
+
+
+def check_qrels(metric: str, qrels: Any, *, allow_empty: bool = False) -> list[dict[str, list[Any]]]:
+    """Qrels normalised to ``{"ids": [...], "grades": [...]}`` (lists of ids get grade 1)."""
+    values = check_list(metric, "references", qrels, what=f"qrels (one per query; {_QRELS_SHAPE})",
+                        allow_empty=allow_empty)
+    return [_record(metric, f"references[{index}]", value, "grades", _QRELS_SHAPE, lambda size: [1] * size, _grade)
+            for index, value in enumerate(values)]
+
+
+def _check(metric: str, given: Mapping[str, Any], allow_empty: bool) -> Columns:
+    runs = check_runs(metric, given.get("predictions"), allow_empty=allow_empty)
+    qrels = check_qrels(metric, given.get("references"), allow_empty=True)
+    check_same_length(metric, ("predictions", len(runs)), ("references", len(qrels)))
+    return {"predictions": runs, "references": qrels}
+
+
+RANKINGS = InputKind("rankings", ("predictions", "references"), _features, _check)

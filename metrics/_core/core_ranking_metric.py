@@ -1,0 +1,89 @@
+"""The base of the ranking modules (mrr, map, precision_at_k, recall_at_k, ndcg).
+
+Every module computes trec_eval's measures from the same per-query statistics
+(``core_ranking``) and reports its own: a script declares ``about``,
+``options_class`` (from :func:`ranking_options`) and ``measure``, the prefix of
+the outputs it returns (``"mrr"``, ``"map"``, ``"precision"``, ``"recall"``,
+``"ndcg"``; cut-off measures as ``precision@k`` for each ``k``), with
+``num_queries``; ``per_query=True`` adds each query's values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .core_metric import Batch, StatsMetric
+from .core_options import boolean, option
+from .core_ranking import RankingOptions, ranking_from_totals, ranking_per_query, ranking_rows, ranking_schema
+from .core_ranking import ranking_totals
+from .core_ranking_inputs import RANKINGS
+from .core_stats import StatsSchema
+
+RUN_AND_QRELS_ARGS = """\
+    predictions (`list`): one run per query: a dict {doc_id: score} (ranked by score, highest first; ties by
+        doc id descending, as trec_eval), or a list of doc ids ranked best first.
+    references (`list`): the qrels of each query: a dict {doc_id: grade} (integer grades; at least
+        `relevance_level` is relevant, negative grades are unjudged), or a list of relevant doc ids (grade 1). A
+        query with empty qrels is not judged and is skipped (trec_eval's rule).
+"""
+RANKING_OPTION_ARGS = """\
+    relevance_level (`int`): the lowest grade that counts as relevant (trec_eval's -l). Default 1.
+    score_precision (`str`): "float32" (default: trec_eval 9 / pytrec_eval hold scores as C floats, so scores
+        equal in float32 tie) or "float64" (trec_eval 10).
+    per_query (`bool`): add each query's values (None for a query without judgements). Default False.
+"""
+
+
+@dataclass(frozen=True)
+class RankingMetricOptions(RankingOptions):
+    """trec_eval's options and the modules' per-query output switch."""
+
+    per_query: bool = option(False, boolean)
+
+
+def ranking_options(name: str) -> type[RankingMetricOptions]:
+    """The options class of the module ``name`` (its errors and signatures name it)."""
+    return dataclass(frozen=True)(
+        type(f"{name.title().replace('_', '')}Options", (RankingMetricOptions,), {"metric_name": name,
+                                                                                  "__module__": __name__})
+    )
+
+
+def _runs(batch: Batch) -> list[dict[str, float]]:
+    return [dict(zip(run["ids"], run["scores"], strict=True)) for run in batch["predictions"]]
+
+
+def _qrels(batch: Batch) -> list[dict[str, int]]:
+    return [dict(zip(qrels["ids"], qrels["grades"], strict=True)) for qrels in batch["references"]]
+
+
+class RankingMetric(StatsMetric):
+    """A trec_eval measure: the script declares ``about``, ``options_class`` and ``measure``."""
+
+    inputs = RANKINGS
+    measure: ClassVar[str]
+
+    def _reported(self, key: str) -> bool:
+        return key == self.measure or key.startswith(self.measure + "@")
+
+    def schema(self, options: RankingMetricOptions) -> StatsSchema:
+        return ranking_schema(self.name, options)
+
+    def example_rows(self, batch: Batch, options: RankingMetricOptions) -> list[tuple[Any, ...]]:
+        return ranking_rows(_runs(batch), _qrels(batch), options)
+
+    def batch_totals(self, batch: Batch, options: RankingMetricOptions) -> dict[str, Any]:
+        return ranking_totals(_runs(batch), _qrels(batch), options)
+
+    def score(self, totals: Mapping[str, Any], options: RankingMetricOptions) -> dict[str, Any]:
+        result = ranking_from_totals(totals, options)
+        return {key: value for key, value in result.items() if self._reported(key) or key == "num_queries"}
+
+    def per_example_outputs(self, options: RankingMetricOptions) -> bool:
+        return options.per_query
+
+    def per_example(self, rows: Sequence[Sequence[Any]], options: RankingMetricOptions) -> dict[str, list[Any]]:
+        return {f"per_query_{key}": values for key, values in ranking_per_query(rows, options).items()
+                if self._reported(key)}

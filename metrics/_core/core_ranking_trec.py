@@ -1,0 +1,137 @@
+"""TREC run and qrels files, and the pairing of a run with its qrels by query id, as trec_eval does them.
+
+Run files (trec_eval's get_trec_results.c): one retrieved document per line, ``qid Q0 docno rank score tag``,
+fields separated by white space; further fields are ignored, the second (``Q0``) and fourth (``rank``) are not
+read (trec_eval ranks by score, never by the rank column), the score is a number. Qrels files
+(get_qrels.c): ``qid iter docno rel`` with exactly four fields, ``rel`` an integer grade. In both, blank lines
+and lines whose first non-blank character is ``#`` are skipped (trec_eval 10 skips ``#`` comments; it rejects
+a blank line in a qrels file, we skip it). A document listed twice for one query is an error, as in trec_eval
+("duplicate docs"), naming both lines. Unlike trec_eval's ``atof``/``atol``, which read ``1abc`` as 1, a score
+or grade that is not a number is an error naming the file and the line.
+
+Pairing (trec_eval.c, and pytrec_eval's ``evaluate``): only queries with both a ranking and relevance
+judgements are scored; a query of the run absent from the qrels is skipped, and so is a query whose
+judgements are empty (pytrec_eval drops them); a query of the qrels absent from the run is skipped too,
+unless ``complete=True`` (trec_eval's ``-c``), which scores it with an empty ranking (every measure 0).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+
+class PairedQueries(NamedTuple):
+    """Queries scored: their ids, and for each the ranking (doc id -> score) and judgements (doc id -> grade)."""
+
+    query_ids: list[str]
+    runs: list[Mapping[str, Any]]
+    qrels: list[Mapping[str, int]]
+
+
+def _records(path: str | os.PathLike[str], fields: int, exact: bool, layout: str):
+    """(line number, fields) of the data lines of a TREC file; ValueError naming the file and line otherwise."""
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise ValueError(f"{os.fspath(path)}:{number}: not UTF-8 text ({error.reason})") from None
+            parts = line.split()
+            if not parts or parts[0].startswith("#"):
+                continue
+            if len(parts) < fields or (exact and len(parts) != fields):
+                expected = f"{'exactly' if exact else 'at least'} {fields} fields `{layout}`"
+                raise ValueError(
+                    f"{os.fspath(path)}:{number}: malformed line: expected {expected}, got {len(parts)}: "
+                    f"{line.strip()!r:.100}"
+                )
+            yield number, parts
+
+
+def _add(table: dict[str, dict[str, Any]], lines: dict[tuple[str, str], int], path: Any, number: int,
+         query: str, document: str, value: Any) -> None:
+    documents = table.setdefault(query, {})
+    if document in documents:
+        raise ValueError(
+            f"{os.fspath(path)}:{number}: duplicate document {document!r} for query {query!r} (first at line "
+            f"{lines[(query, document)]}); trec_eval rejects duplicate docs"
+        )
+    documents[document] = value
+    lines[(query, document)] = number
+
+
+def read_trec_run(path: str | os.PathLike[str]) -> dict[str, dict[str, float]]:
+    """A TREC run file as ``{qid: {docno: score}}`` (queries and documents in file order)."""
+    run: dict[str, dict[str, float]] = {}
+    lines: dict[tuple[str, str], int] = {}
+    for number, parts in _records(path, 6, False, "qid Q0 docno rank score tag"):
+        try:
+            score = float(parts[4])
+        except ValueError:
+            raise ValueError(
+                f"{os.fspath(path)}:{number}: the score (fifth field) {parts[4]!r:.40} is not a number"
+            ) from None
+        if math.isnan(score):
+            raise ValueError(f"{os.fspath(path)}:{number}: the score (fifth field) is NaN")
+        _add(run, lines, path, number, parts[0], parts[2], score)
+    return run
+
+
+def read_trec_qrels(path: str | os.PathLike[str]) -> dict[str, dict[str, int]]:
+    """A TREC qrels file as ``{qid: {docno: relevance grade}}`` (queries and documents in file order)."""
+    qrels: dict[str, dict[str, int]] = {}
+    lines: dict[tuple[str, str], int] = {}
+    for number, parts in _records(path, 4, True, "qid iter docno rel"):
+        try:
+            grade = int(parts[3])
+        except ValueError:
+            raise ValueError(
+                f"{os.fspath(path)}:{number}: the relevance grade (fourth field) {parts[3]!r:.40} is not an integer"
+            ) from None
+        _add(qrels, lines, path, number, parts[0], parts[2], grade)
+    return qrels
+
+
+def _query_table(metric: str, argument: str, value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise TypeError(
+            f"{metric}: `{argument}` must be a mapping of query id -> (mapping of document id -> value), got "
+            f"{type(value).__name__}"
+        )
+    for query, documents in value.items():
+        if not isinstance(query, str):
+            raise TypeError(f"{metric}: `{argument}` has the query id {query!r:.60} of type {type(query).__name__}; "
+                            f"query ids must be strings (as in TREC files)")
+        if not isinstance(documents, Mapping):
+            raise TypeError(
+                f"{metric}: `{argument}[{query!r:.60}]` must be a mapping of document id -> value, got "
+                f"{type(documents).__name__}"
+            )
+    return value
+
+
+def pair_queries(run: Mapping[str, Mapping[str, Any]], qrels: Mapping[str, Mapping[str, int]], *,
+                 complete: bool = False, metric: str = "trec_eval") -> PairedQueries:
+    """The queries trec_eval scores, aligned: the run's queries that have non-empty qrels, in the run's order;
+    with ``complete`` (trec_eval's ``-c``), then the other queries of the qrels, in its order, with empty runs."""
+    run = _query_table(metric, "run", run)
+    qrels = _query_table(metric, "qrels", qrels)
+    if not isinstance(complete, bool):
+        raise TypeError(f"{metric}: `complete` must be True or False, got {type(complete).__name__}")
+    query_ids, runs, judgements = [], [], []
+    for query, ranking in run.items():
+        judged = qrels.get(query)
+        if judged:
+            query_ids.append(query)
+            runs.append(ranking)
+            judgements.append(judged)
+    if complete:
+        for query, judged in qrels.items():
+            if judged and query not in run:
+                query_ids.append(query)
+                runs.append({})
+                judgements.append(judged)
+    return PairedQueries(query_ids, runs, judgements)
