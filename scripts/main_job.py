@@ -2,8 +2,10 @@
 """The main job: score example predictions against their references with every metric and print a table.
 
 By default it scores scripts/examples (six English sentences, two references
-each); pass --predictions/--references (or any scripts/score.py argument) to
-score other files.
+each, and the longer source sentences they simplify, for SARI), then a TREC
+run and qrels of three queries with the ranking metrics; pass
+--predictions/--references (or any scripts/score.py argument) to score other
+files.
 """
 
 from __future__ import annotations
@@ -17,17 +19,24 @@ EXAMPLES = Path(__file__).resolve().parent / "examples"
 
 
 def main(argv: list[str]) -> int:
-    if not any(argument in ("-p", "--predictions", "--jsonl") for argument in argv):
+    examples = not any(argument in ("-p", "--predictions", "--jsonl", "--run") for argument in argv)
+    if examples:
         argv = [
             "--predictions",
             str(EXAMPLES / "predictions.txt"),
             "--references",
             str(EXAMPLES / "references.txt"),
             str(EXAMPLES / "references-2.txt"),
+            "--sources",
+            str(EXAMPLES / "sources.txt"),
             *argv,
         ]
     print(f"Scoring with: {', '.join(score.available_metrics())}\n")
-    return score.main(argv)
+    status = score.main(argv)
+    if examples and status == 0:
+        print("\nRanking: a TREC run and qrels of three queries\n")
+        status = score.main(["--run", str(EXAMPLES / "run.trec"), "--qrels", str(EXAMPLES / "qrels.trec")])
+    return status
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 """Score outputs with the project's metrics; print a table or JSON.
 
 Text files hold one segment per line; give several reference files for several references per prediction,
-and a source file for metrics that read sources (e.g. SARI). JSONL holds one object per line; `--field
+and a source file for metrics that read sources (e.g. SARI). A TREC run and qrels (`--run`, `--qrels`) feed the
+ranking metrics, one example per query that trec_eval scores (queries of the run without judgements are skipped). JSONL holds one object per line; `--field
 column=key` maps an input column of the metrics (predictions, references, sources, ...) to a key of the
 objects (defaults: predictions <- prediction, references <- references or reference, sources <- source).
 Without `-m`, every metric whose inputs the data can fill is run (text metrics for text, label metrics for
@@ -11,6 +12,7 @@ labels); metrics named with `-m` must fit the data, or the command stops before 
     python scripts/score.py -p hyp.txt -r ref1.txt ref2.txt -m bleu sacrebleu
     python scripts/score.py --jsonl data.jsonl -m sacrebleu -o sacrebleu.tokenize=intl -o sacrebleu.confidence=true
     python scripts/score.py --jsonl labels.jsonl -m accuracy f1 -o f1.average=macro --format json
+    python scripts/score.py --run run.trec --qrels qrels.trec -m ndcg map -o ndcg.k=[10,100]
 """
 
 from __future__ import annotations
@@ -56,6 +58,17 @@ def read_text_files(prediction_file: Path, reference_files: Sequence[Path], sour
     if source_file is not None:
         columns["sources"] = named[-1][1]
     return columns
+
+
+def read_trec_files(run_file: Path, qrels_file: Path) -> Columns:
+    """A TREC run and qrels as ranking input columns: the queries trec_eval scores, in the run's order."""
+    from metrics._core.core_ranking import pair_queries, read_trec_qrels, read_trec_run
+
+    try:
+        paired = pair_queries(read_trec_run(run_file), read_trec_qrels(qrels_file), metric="score")
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"score: {error}") from None
+    return {"predictions": paired.runs, "references": paired.qrels}
 
 
 def read_jsonl(path: Path, fields: Mapping[str, Sequence[str]]) -> Columns:
@@ -184,6 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("-p", "--predictions", type=Path, help="text file, one prediction per line")
     source.add_argument("--jsonl", type=Path, help="JSONL file with predictions and references")
+    source.add_argument("--run", type=Path, help="TREC run file (qid Q0 docno rank score tag); needs --qrels")
+    parser.add_argument("--qrels", type=Path, help="TREC qrels file (qid iter docno grade), with --run")
     parser.add_argument("-r", "--references", type=Path, nargs="+", default=[],
                         help="reference text file(s), line-aligned")
     parser.add_argument("-s", "--sources", type=Path, help="source text file, line-aligned")
@@ -203,7 +218,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         raise SystemExit(f"score: unknown metrics {unknown}; available: {known}")
     options = parse_options(arguments.option, metrics)
-    if arguments.jsonl:
+    if (arguments.run is None) != (arguments.qrels is None):
+        raise SystemExit("score: --run and --qrels go together")
+    if arguments.run is not None:
+        columns = read_trec_files(arguments.run, arguments.qrels)
+    elif arguments.jsonl:
         columns = read_jsonl(arguments.jsonl, parse_fields(arguments.field))
     else:
         columns = read_text_files(arguments.predictions, arguments.references, arguments.sources)

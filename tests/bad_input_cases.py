@@ -128,7 +128,22 @@ def _squad_cases(good: tuple[Any, Any]) -> list[Case]:
     ])
 
 
+def _ranking_cases(columns: tuple[str, ...]) -> list[Case]:
+    return _pair_cases(RANKING_PAIR, [
+        ("string", "one string instead of a list of runs", "d1 d2", "predictions"),
+        ("run-string", "a run given as a string", ["d1 d2", RANKING_PAIR[0][1]], "predictions[0]"),
+        ("nan-score", "a NaN retrieval score", [{"d1": float("nan")}, RANKING_PAIR[0][1]], "predictions[0]['d1']"),
+        ("duplicate-document", "a ranked list naming a document twice", [["d1", "d1"], RANKING_PAIR[0][1]],
+         "predictions[0]"),
+        ("non-string-document", "a document id that is not a string", [[1.5], RANKING_PAIR[0][1]],
+         "predictions[0][0]"),
+    ]) + [Case("float-grade", "a relevance grade that is not an integer",
+               {"predictions": RANKING_PAIR[0], "references": [{"d1": 0.5}, RANKING_PAIR[1][1]]}, {},
+               "references[0]['d1']")]
+
+
 LABEL_PAIR = ([0, 1], [0, 1])
+RANKING_PAIR = ([{"d1": 0.9, "d2": 0.5}, ["d3", "d4"]], [{"d1": 1}, {"d4": 2, "d5": 1}])
 NUMBER_PAIR = ([0.5, 1.5], [1.0, 2.0])
 TAG_PAIR = ([["O", "B-PER"], ["B-LOC"]], [["O", "B-PER"], ["B-LOC"]])
 SQUAD_PAIR = (
@@ -164,6 +179,7 @@ KINDS: dict[str, KindCases] = {
     "label sequences": KindCases(_tag_sequence_cases, _pair(TAG_PAIR)),
     "squad answers": KindCases(lambda columns: _squad_cases(SQUAD_PAIR), _pair(SQUAD_PAIR)),
     "squad_v2 answers": KindCases(lambda columns: _squad_cases(SQUAD_V2_PAIR), _pair(SQUAD_V2_PAIR)),
+    "rankings": KindCases(_ranking_cases, _pair(RANKING_PAIR)),
 }
 
 

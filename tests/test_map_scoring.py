@@ -82,6 +82,12 @@ def generated_corpora(kind: str) -> dict[str, Corpus]:
                           for _ in range(2000)]
             predictions = [[tag if rng.random() < 0.85 else rng.choice(tags) for tag in sentence]
                            for sentence in references]
+        elif kind == "rankings":  # runs of 30 documents, 0-8 judged with grades 0-3 (some queries unjudged)
+            documents = [f"d{index}" for index in range(60)]
+            predictions = [dict(zip(rng.sample(documents, 30), (rng.random() for _ in range(30))))
+                           for _ in range(2000)]
+            references = [dict(zip(rng.sample(documents, rng.randint(0, 8)), (rng.randint(0, 3) for _ in range(8))))
+                          for _ in range(2000)]
         else:
             raise KeyError(f"no map-scoring corpus for the input kind {kind!r}; add one to {__name__}")
         corpora[label] = {"predictions": predictions, "references": references}
@@ -96,6 +102,12 @@ def corpora_for(module: Any, text_corpora: dict) -> dict[str, Corpus]:
                 for name, (predictions, references, _) in text_corpora.items()}
     if kind == "texts":
         return {name: {"predictions": predictions} for name, (predictions, _, _) in text_corpora.items()}
+    if kind == "sources, predictions and references":  # the second system's outputs stand in for sources
+        return {name: {"sources": others, "predictions": predictions,
+                       "references": [[reference] for reference in references]}
+                for name, (predictions, references, others) in text_corpora.items()}
+    if kind == "rankings":  # what the columns of a datasets.Dataset hold: the normalised form
+        return {name: module.inputs.check(module.name, corpus) for name, corpus in generated_corpora(kind).items()}
     if kind in ("squad answers", "squad_v2 answers"):
         return {name: squad_corpus(*texts, v2=kind == "squad_v2 answers") for name, texts in text_corpora.items()}
     return generated_corpora(kind)

@@ -176,6 +176,41 @@ def non_empty_texts(draw: Any, long_texts: int = 50, long_length: int = 100_000)
     return {"predictions": [draw(text(long_texts, long_length).filter(bool)) for _ in range(size)]}
 
 
+@st.composite
+def sourced_text_pairs(draw: Any, long_texts: int = 50) -> Corpus:
+    """Text pairs (one to three references each) with a source text per example."""
+    corpus = draw(text_pairs(long_texts))
+    return {"sources": [draw(text(long_texts)) for _ in corpus["predictions"]], **corpus}
+
+
+@st.composite
+def texts_with_a_word(draw: Any, long_texts: int = 50) -> Corpus:
+    """One to six texts (empty ones and texts without words included), at least one holding a word (a corpus
+    without any word has no readability: an error, covered in test_simplification_modules)."""
+    texts = draw(st.lists(text(long_texts, long_length=20_000), min_size=1, max_size=6))
+    return {"predictions": texts + [draw(sentences(any_word))]}
+
+
+documents = st.sampled_from([f"d{index}" for index in range(12)] + ["é", "日本"])
+scores = st.one_of(st.integers(-3, 3).map(float), st.floats(allow_nan=False), st.just(1.0 + 1e-12))
+
+
+@st.composite
+def rankings(draw: Any, long_texts: int = 50) -> Corpus:
+    """1 to 8 queries: a run (score mapping or ranked list, ties and infinities included) and qrels (grades -1..3;
+    some queries unjudged), at least one query judged."""
+    size = draw(st.integers(1, 8))
+    runs: list[Any] = []
+    for _ in range(size):
+        ranked = draw(st.lists(documents, unique=True, max_size=10))
+        runs.append(ranked if draw(st.booleans()) else {doc: draw(scores) for doc in ranked})
+    judged = st.dictionaries(documents, st.integers(-1, 3), max_size=6)
+    qrels = [draw(judged) for _ in range(size)]
+    qrels[draw(st.integers(0, size - 1))] = draw(st.dictionaries(documents, st.integers(-1, 3), min_size=1,
+                                                                 max_size=6))
+    return {"predictions": runs, "references": qrels}
+
+
 def tiny_language_model() -> dict[str, Any]:
     """perplexity's options for a tiny randomly initialised Llama and its trained tokenizer (test_lm_core's)."""
     from test_lm_core import tiny_llama, train_tokenizer
@@ -272,6 +307,15 @@ PROFILES: dict[str, Profile] = {
         # first best prefix: with tied probabilities the best scores and thresholds follow the input order
         order_dependent=("best_exact", "best_exact_thresh", "best_f1", "best_f1_thresh"),
     ),
+    "sari": Profile({key: (0, 100) for key in ("sari", "sari_add", "sari_keep", "sari_del")}, {},
+                    corpora=sourced_text_pairs),
+    "readability": Profile({"flesch_kincaid_grade": (-3.41, math.inf), "flesch_reading_ease": (-math.inf, 121.23),
+                            "words_per_sentence": (1, math.inf), "syllables_per_word": (1, math.inf)}, {},
+                           corpora=texts_with_a_word),
+    **{name: Profile({"mrr": (0, 1), "map": (0, 1), "num_queries": (1, math.inf),
+                      **{f"{measure}@{k}": (0, 1) for measure in ("precision", "recall", "ndcg")
+                         for k in (1, 3, 5, 10, 20, 100)}}, {}, corpora=rankings)
+       for name in ("mrr", "map", "precision_at_k", "recall_at_k", "ndcg")},
     "seqeval": Profile({f"overall_{key}": (0, 1) for key in ("precision", "recall", "f1", "accuracy")},
                        {"overall_f1": 1.0, "overall_accuracy": 1.0}, corpora=tag_sequence_pairs,
                        identical=identical_tag_sequences()),

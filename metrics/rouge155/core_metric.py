@@ -194,8 +194,9 @@ class StatsMetric:
         super().__init_subclass__(**kwargs)
         if "about" in cls.__dict__:  # evaluate's add_start_docstrings(description, inputs_description)
             cls.__doc__ = cls.about.description + cls.about.inputs_description + (cls.__doc__ or "")
-        if "options_class" not in cls.__dict__ and "inputs" not in cls.__dict__:
-            return
+        declares = "options_class" in cls.__dict__ or "inputs" in cls.__dict__
+        if not declares or not hasattr(cls, "options_class") or not hasattr(cls, "inputs"):
+            return  # nothing new to sign, or an intermediate base that leaves the options to its subclasses
         columns = cls.inputs.columns
         options = keyword_parameters(cls.options_class)
         self_parameter = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
