@@ -37,16 +37,9 @@ import project
 
 from metrics._core import core_readability_syllables, core_readability_textstat
 from metrics._core.core_process import process_state
-from metrics._core.core_readability import (
-    ReadabilityOptions,
-    flesch_kincaid_grade,
-    flesch_reading_ease,
-    readability_example_scores,
-    readability_from_totals,
-    readability_rows,
-    readability_schema,
-    readability_words,
-)
+from metrics._core.core_readability import ReadabilityOptions, flesch_kincaid_grade, flesch_reading_ease
+from metrics._core.core_readability import readability_example_scores, readability_from_totals, readability_rows
+from metrics._core.core_readability import readability_schema, readability_words
 from metrics._core.core_readability_syllables import english_syllables
 from metrics._core.core_readability_textstat import textstat_syllable_counter, textstat_words
 from metrics._core.core_sentence_split import split_sentences
