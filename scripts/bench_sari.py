@@ -1,41 +1,47 @@
 #!/usr/bin/env python3
-"""Benchmark: SARI, our core against evaluate's ``sari`` module (its code, transcribed in the tests), one run.
+"""Benchmark: SARI, our core against evaluate's ``sari`` module (its code, transcribed in the tests).
 
-    python scripts/bench_sari.py [--examples 10000] [--references 8] [--repeats 3]
+    python scripts/bench_sari.py [--examples 10000] [--references 8] [--repeats 3] [--memory]
 
 Data: seeded TurkCorpus-like examples (untokenized English-like sentences of 8 to 40 words with
 punctuation, capitals and numbers; a system output and 8 references per source, each a light edit of it:
 words dropped, replaced or appended, some references equal to the source). Rows, each timed as a median
-of --repeats runs:
+of --repeats runs, evaluate's and ours alternating (the machine may be shared: alternating exposes both to
+the same load), process caches cleared before each of our runs (every run is a first run; our core keeps no
+per-process SARI cache):
 
 - arithmetic: evaluate's ``SARIsent`` summed over the corpus, on texts already normalised by evaluate's
   ``normalize``, against our ``sari_rows`` + ``sari_from_totals`` on the same texts (``variant="evaluate"``,
-  ``lowercase=False``, ``tokenizer="none"``, no input checks), process caches cleared before each run;
+  ``lowercase=False``, ``tokenizer="none"``, no input checks);
 - end to end: evaluate's ``_compute`` (normalisation with sacreBLEU's 13a, then ``SARIsent``) against our
-  ``sari_score`` (input checks, our 13a, arithmetic), caches cleared before each run;
-- end to end, another system on the same test set: the source/reference counts and tokenizations already
-  cached by a run on the first system's outputs (the cache limit is raised to hold the whole test set);
-- the default ``variant="paper"``, end to end, for its own cost.
+  ``sari_score`` (input checks, our 13a, arithmetic), on the first system's outputs, then on the second's;
+- the default ``variant="paper"`` and ``variant="easse"``, end to end, for their own cost, checked against
+  the transcriptions of the authors' ``SARI.py`` (per example) and of EASSE's ``corpus_sari`` (untimed).
 
-Results are checked equal: evaluate's corpus SARI and ours within 1e-12 on both systems. ratio =
-evaluate / ours. Peak memory (tracemalloc, one run, slow) with --memory.
+Checks: corpus SARI equal within 1e-12, and per-example SARI values bit for bit (``==``) against evaluate's
+``SARIsent`` (arithmetic row) and the authors' ``SARI.py`` (paper row). ratio = evaluate / ours. ``first``:
+our first run in the process. Peak memory (tracemalloc, one run, slow) with --memory.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import random
+import statistics
+import time
+from collections.abc import Callable
 from typing import Any
 
 import project
 
 project.use_test_helpers()
 
-from metrics._core.core_process import cache_usage, clear_caches, set_cache_limit  # noqa: E402
+from metrics._core.core_process import clear_caches  # noqa: E402
 from metrics._core.core_sari import SariOptions, sari_from_totals, sari_rows, sari_schema, sari_score  # noqa: E402
-from test_sari_core import SARIsent, evaluate_compute, normalize  # noqa: E402
+from test_sari_core import SARIsent, authors_sari_components, easse_corpus_components  # noqa: E402
+from test_sari_core import evaluate_compute, normalize  # noqa: E402
 
-COUNTS_CACHE = "simplification.sari_source_reference_counts"
 WORDS = (
     "the of and a in to was is for on as by with from at that an his which it were are be this also had "
     "first city school team state born known film new two after species river village county district "
@@ -99,23 +105,49 @@ def corpus(examples: int, references: int, seed: int = 2016) -> tuple[list[str],
     return sources, [list(outputs) for outputs in systems], all_references
 
 
-def evaluate_arithmetic(sources: list[str], predictions: list[str], references: list[list[str]]) -> float:
-    """evaluate's corpus SARI on texts it has normalised already: the sum of ``SARIsent``, averaged."""
+def evaluate_arithmetic(sources: list[str], predictions: list[str], references: list[list[str]]
+                        ) -> tuple[float, list[float]]:
+    """evaluate's corpus SARI on texts it has normalised already: the sum of ``SARIsent``, averaged (and the
+    per-example values)."""
     total = 0
+    values = []
     for source, prediction, example_references in zip(sources, predictions, references):
-        total += SARIsent(source, prediction, example_references)
-    return 100 * (total / len(predictions))
+        value = SARIsent(source, prediction, example_references)
+        values.append(value)
+        total += value
+    return 100 * (total / len(predictions)), values
 
 
-def ours_score(sources: list[str], predictions: list[str], references: list[list[str]], options: SariOptions,
-               validate: bool = True) -> dict[str, float]:
+def ours_rows(sources: list[str], predictions: list[str], references: list[list[str]], options: SariOptions,
+              validate: bool = True) -> tuple[dict[str, float], list[tuple]]:
     schema = sari_schema("sari", options)
     rows = sari_rows(sources, predictions, references, options, validate=validate)
-    return sari_from_totals(schema.totals_of_rows(rows, options.stats_signature()), options)
+    return sari_from_totals(schema.totals_of_rows(rows, options.stats_signature()), options), rows
 
 
 def close(ours: float, theirs: float) -> bool:
     return abs(ours - theirs) <= 1e-12
+
+
+def timed_pair(theirs: Callable[[], Any] | None, ours: Callable[[], Any], repeats: int
+               ) -> tuple[float | None, Any, float, Any, float]:
+    """Medians of ``repeats`` runs of ``theirs`` and ``ours``, alternating (caches cleared before ours), their
+    last results, and our first run's time."""
+    their_times, our_times = [], []
+    their_result = our_result = None
+    for _ in range(repeats):
+        if theirs is not None:
+            gc.collect()
+            start = time.perf_counter()
+            their_result = theirs()
+            their_times.append(time.perf_counter() - start)
+        clear_caches()
+        gc.collect()
+        start = time.perf_counter()
+        our_result = ours()
+        our_times.append(time.perf_counter() - start)
+    their_median = statistics.median(their_times) if their_times else None
+    return their_median, their_result, statistics.median(our_times), our_result, our_times[0]
 
 
 def main() -> int:
@@ -131,74 +163,75 @@ def main() -> int:
                   [[normalize(text) for text in texts] for texts in references])
     tokens = sum(len(text.split()) for text in normalized[0])
     print(f"{arguments.examples:,} examples ({tokens / arguments.examples:.1f} tokens per source after 13a), "
-          f"{arguments.references} references each; medians of {arguments.repeats} runs\n")
-    print("| what | evaluate's sari | ours | ratio | equal |")
-    print("|---|---|---|---|---|")
+          f"{arguments.references} references each; medians of {arguments.repeats} runs, alternating\n")
     evaluate_options = SariOptions(variant="evaluate")
     raw_options = SariOptions(variant="evaluate", lowercase=False, tokenizer="none")
-    all_equal = True
-    rows: list[tuple[str, Any, Any, Any, Any]] = []
+    rows: list[tuple[str, Any, float, float, str, Any]] = []
 
-    def arithmetic_theirs() -> float:
+    def arithmetic_theirs() -> tuple[float, list[float]]:
         return evaluate_arithmetic(*normalized)
 
-    def arithmetic_ours() -> dict[str, float]:
-        return ours_score(*normalized, raw_options, validate=False)
+    def arithmetic_ours() -> tuple[dict[str, float], list[tuple]]:
+        return ours_rows(*normalized, raw_options, validate=False)
 
-    theirs_time, theirs = project.timed(arithmetic_theirs, arguments.repeats)
-    ours_time, ours = project.timed(arithmetic_ours, arguments.repeats, before=clear_caches)
-    rows.append(("arithmetic (normalised texts, cold caches)", theirs_time, ours_time, close(ours["sari"], theirs),
+    theirs_time, theirs, ours_time, ours, first_time = timed_pair(arithmetic_theirs, arithmetic_ours,
+                                                                  arguments.repeats)
+    position = sari_schema("sari", raw_options).position("sari")
+    identical = sum(row[position] == value for row, value in zip(ours[1], theirs[1], strict=True))
+    equal = close(ours[0]["sari"], theirs[0])
+    rows.append(("arithmetic (normalised texts)", theirs_time, ours_time, first_time,
+                 f"{equal}; per example {identical:,}/{len(theirs[1]):,} bit-identical",
                  (arithmetic_theirs, arithmetic_ours)))
+    all_equal = equal and identical == len(theirs[1])
 
-    def end_to_end_theirs() -> float:
-        return evaluate_compute(sources, first, references)["sari"]
+    for name, outputs in (("end to end (raw texts)", first), ("end to end, second system", second)):
+        def end_to_end_theirs(outputs: list[str] = outputs) -> float:
+            return evaluate_compute(sources, outputs, references)["sari"]
 
-    def end_to_end_ours() -> dict[str, float]:
-        return sari_score(sources, first, references, evaluate_options)
+        def end_to_end_ours(outputs: list[str] = outputs) -> dict[str, float]:
+            return sari_score(sources, outputs, references, evaluate_options)
 
-    theirs_time, theirs = project.timed(end_to_end_theirs, arguments.repeats)
-    ours_time, ours = project.timed(end_to_end_ours, arguments.repeats, before=clear_caches)
-    rows.append(("end to end (raw texts, cold caches)", theirs_time, ours_time, close(ours["sari"], theirs),
-                 (end_to_end_theirs, end_to_end_ours)))
+        theirs_time, theirs, ours_time, ours, first_time = timed_pair(end_to_end_theirs, end_to_end_ours,
+                                                                      arguments.repeats)
+        equal = close(ours["sari"], theirs)
+        all_equal &= equal
+        rows.append((name, theirs_time, ours_time, first_time, str(equal), (end_to_end_theirs, end_to_end_ours)))
 
-    set_cache_limit(COUNTS_CACHE, 4 << 30)
+    def paper_ours() -> tuple[dict[str, float], list[tuple]]:
+        return ours_rows(sources, first, references, SariOptions())
 
-    def second_theirs() -> float:
-        return evaluate_compute(sources, second, references)["sari"]
+    _, _, ours_time, (paper, paper_rows), first_time = timed_pair(None, paper_ours, arguments.repeats)
+    authors = [authors_sari_components(source, prediction, texts) for source, prediction, texts in zip(*normalized)]
+    identical = sum(tuple(row[:4]) == values for row, values in zip(paper_rows, authors, strict=True))
+    equal = close(paper["sari"], 100 * sum(values[3] for values in authors) / len(authors))
+    all_equal &= equal and identical == len(authors)
+    rows.append(('default variant="paper", end to end', None, ours_time, first_time,
+                 f"{equal} (SARI.py); per example {identical:,}/{len(authors):,} bit-identical", None))
 
-    def second_ours() -> dict[str, float]:
-        return sari_score(sources, second, references, evaluate_options)
+    def easse_ours() -> dict[str, float]:
+        return sari_score(sources, first, references, SariOptions(variant="easse"))
 
-    def warm_up() -> None:
-        sari_score(sources, first, references, evaluate_options)
+    _, _, ours_time, easse, first_time = timed_pair(None, easse_ours, arguments.repeats)
+    expected = dict(zip(("sari_add", "sari_keep", "sari_del", "sari"), easse_corpus_components(sources, first,
+                                                                                              references)))
+    equal = all(close(easse[key], value) for key, value in expected.items())
+    all_equal &= equal
+    rows.append(('variant="easse", end to end', None, ours_time, first_time, f"{equal} (EASSE)", None))
 
-    clear_caches()
-    warm_up()
-    theirs_time, theirs = project.timed(second_theirs, arguments.repeats)
-    ours_time, ours = project.timed(second_ours, arguments.repeats)
-    cached = cache_usage().get(COUNTS_CACHE, (0, 0, 0))
-    rows.append((f"end to end, second system (cached counts: {cached[1] / 2**20:,.0f} MiB)", theirs_time, ours_time,
-                 close(ours["sari"], theirs), (second_theirs, second_ours)))
-    set_cache_limit(COUNTS_CACHE, 128 << 20)
-
-    def paper_ours() -> dict[str, float]:
-        return sari_score(sources, first, references, SariOptions())
-
-    ours_time, paper = project.timed(paper_ours, arguments.repeats, before=clear_caches)
-    rows.append(('default variant="paper", end to end (cold caches)', None, ours_time, None, None))
-
-    for name, theirs_time, ours_time, equal, runs in rows:
+    print("| what | evaluate's sari | ours (median; first) | ratio | equal |")
+    print("|---|---|---|---|---|")
+    for name, theirs_time, ours_time, first_time, equal_text, _ in rows:
         if theirs_time is None:
-            print(f"| {name} | - | {ours_time:.2f} s | - | - |")
+            print(f"| {name} | - | {ours_time:.2f} s; {first_time:.2f} s | - | {equal_text} |")
             continue
-        all_equal &= bool(equal)
-        print(f"| {name} | {theirs_time:.2f} s | {ours_time:.2f} s | {theirs_time / ours_time:.1f}x | {equal} |")
-    print(f"\ncorpus SARI: evaluate variant {ours['sari']:.6f} (second system), "
-          f"paper variant {paper['sari']:.6f} (first system)")
+        print(f"| {name} | {theirs_time:.2f} s | {ours_time:.2f} s; {first_time:.2f} s | "
+              f"{theirs_time / ours_time:.1f}x | {equal_text} |")
+    print(f"\ncorpus SARI: evaluate variant {ours['sari']:.6f} (second system), paper variant {paper['sari']:.6f}, "
+          f"easse variant {easse['sari']:.6f} (first system)")
     if arguments.memory:
         print("\n| what | peak MiB evaluate's sari / ours |")
         print("|---|---|")
-        for name, _, _, _, runs in rows[:2]:
+        for name, _, _, _, _, runs in rows[:2]:
             print(f"| {name} | {project.peak_mib(runs[0]):,.0f} / {project.peak_mib(runs[1], before=clear_caches):,.0f} |")
     return 0 if all_equal else 1
 

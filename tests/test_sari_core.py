@@ -16,6 +16,10 @@ Oracles (test-only, in this file):
   ``compute_ngram_stats`` and ``compute_macro_sari`` as ``corpus_sari`` calls them by default, transcribed
   independently below.
 
+The core scores all examples of a call together (core_sari_tokens, core_sari_batch: texts tokenized as one
+string, n-grams counted with numpy): section (h) checks that path against the one-example code of
+core_sari_counts bit for bit, on every variant, normalisation and fallback.
+
 Why the three disagree (pinned in the tests of the differences below): evaluate defines 0/0 = 1 where the
 paper (footnote 3) and ``SARI.py`` define 0 (five ratios: keep precision and recall, delete precision, add
 precision and recall) and takes keep recall as a ratio of sums instead of ``SARI.py``'s mean of per-n-gram
@@ -30,13 +34,19 @@ import math
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
 import sacrebleu
 
 from generated_text import random_text, similar_text
+from metrics._core import core_sari_batch, core_sari_tokens
+from metrics._core.core_mt_tokenizers import _PERIOD_OR_COMMA, _is_ascii_digit, _space_marks_after_non_numbers
+from metrics._core.core_mt_tokenizers import _space_marks_before_non_numbers, _tokenize_13a, _tokenize_intl
 from metrics._core.core_process import clear_caches
 from metrics._core.core_sari import SARI_VARIANTS, SariOptions, sari_example, sari_from_totals, sari_row_scores
-from metrics._core.core_sari import sari_rows, sari_schema, sari_score, sari_tokenize
+from metrics._core.core_sari import sari_rows, sari_schema, sari_score, sari_tokenize, sari_tokenizer
+from metrics._core.core_sari_counts import easse_counts, order_counts, references_counts, sentence_scores
+from metrics._core.core_sari_tokens import _isolate_marks, chunk_tokens, tokenize_13a_joined
 
 TOLERANCE = 1e-12
 
@@ -729,3 +739,146 @@ def test_valid_edge_input():
     for variant in SARI_VARIANTS:
         scores = sari_example("", "", [""], SariOptions(variant=variant))
         assert all(math.isfinite(value) for value in scores.values())
+
+
+# -- (h) the batch path: texts tokenized together, n-grams counted with numpy -------------------------------------
+
+
+def one_example_rows(cases, options: SariOptions) -> list[tuple]:
+    """The rows of the one-example code (core_sari_counts, n-gram by n-gram with dicts), per example."""
+    tokenize = sari_tokenizer(options)
+    rows = []
+    for source, prediction, references in cases:
+        counts = (order_counts(tokenize(source)), order_counts(tokenize(prediction)),
+                  references_counts([tokenize(reference) for reference in references]))
+        if options.variant == "easse":
+            rows.append((*easse_counts(*counts, len(references)), 1))
+        else:
+            rows.append((*sentence_scores(*counts, len(references), evaluate=options.variant == "evaluate"), 1))
+    return rows
+
+
+NORMALISATIONS = ((True, "13a"), (False, "13a"), (True, "intl"), (True, "none"), (False, "none"))
+MARK_TEXTS = ["a.,5", "5.,5", "x..5", "1...2", ",.,.", "3.14, 2.71.", "e.g. U.S.", "a,b", ".5", "5.", "...",
+              "&amp;. 5-3 - 4-", "ΑΣ. Σ", "İ.", "a-\nb <skipped>", "\t.\u00a0,"]
+
+
+def test_joined_tokenization_equals_one_text_at_a_time(cases):
+    texts = [text for case in cases for text in (case[0], case[1], *case[2])] + MARK_TEXTS
+    rng = random.Random(11)
+    texts += ["".join(rng.choice("a5.,.,- &;<>\nΣ") for _ in range(rng.randint(0, 12))) for _ in range(3000)]
+    sources, predictions, references = texts[0::3], texts[1::3], [[text] for text in texts[2::3]]
+    sources, predictions = sources[:len(references)], predictions[:len(references)]
+    for lowercase, tokenizer in NORMALISATIONS:
+        for whitespace in (False, True):
+            if whitespace and tokenizer != "none":
+                continue
+
+            def one(text: str) -> list[str]:
+                text = text.lower() if lowercase else text
+                if tokenizer == "13a":
+                    return _tokenize_13a(text)
+                if tokenizer == "intl":
+                    return _tokenize_intl(text)
+                return text.split() if whitespace else text.split(" ")
+
+            tokens, separator = chunk_tokens(sources, predictions, references, lowercase=lowercase,
+                                             tokenizer=tokenizer, whitespace=whitespace, tokenize=one)
+            expected = []
+            for source, prediction, (reference,) in zip(sources, predictions, references):
+                for text in (source, prediction, reference):
+                    expected += [separator, *one(text)]
+            assert tokens == expected, (lowercase, tokenizer, whitespace)
+    assert tokenize_13a_joined(" \x01 ".join(MARK_TEXTS)) == [
+        token for index, text in enumerate(MARK_TEXTS) for token in ([] if not index else ["\x01"]) + _tokenize_13a(text)]
+
+
+def test_isolate_marks_is_mtevals_period_and_comma_rules():
+    # mteval-v13a's ([^0-9])([\.,]) -> \1 \2 then ([\.,])([^0-9]) -> " \1 \2", matched left to right without
+    # overlap (runs of marks consume each other), against the one-pass rewrite; lines unpadded as well.
+    rng = random.Random(3)
+    for _ in range(30_000):
+        text = "".join(rng.choice("a5.,., ") for _ in range(rng.randint(0, 14)))
+        for line in (text, f" {text} "):
+            after = _space_marks_after_non_numbers(line, _PERIOD_OR_COMMA, _is_ascii_digit)
+            expected = _space_marks_before_non_numbers(after, _PERIOD_OR_COMMA, _is_ascii_digit).split()
+            assert _isolate_marks(line).split() == expected, line
+
+
+def test_batch_rows_are_the_one_example_code(cases):
+    # Bit for bit: counts, the source-ordered float sums, ratios and means.
+    for variant in SARI_VARIANTS:
+        for lowercase, tokenizer in NORMALISATIONS:
+            options = SariOptions(variant=variant, lowercase=lowercase, tokenizer=tokenizer)
+            assert sari_rows(*columns(cases), options) == one_example_rows(cases, options), (variant, tokenizer)
+
+
+@pytest.mark.parametrize("settings", [
+    {"MAX_CHUNK_CHARACTERS": 3000, "SORT_BUCKET_EXAMPLES": 3},  # many chunks and sort buckets
+    {"MAX_CHUNK_CHARACTERS": 500, "SMALL_CHUNK_CHARACTERS": 0},  # chunks of one or two examples
+    {"KEY_BITS": 40},  # ids dense per block of examples
+    {"KEY_BITS": 34},  # smaller blocks
+    {"KEY_BITS": 30, "MAX_PRESENCE_CELLS": 0},  # ids per example (no presence table)
+    {"KEY_BITS": 26},  # runs of examples that fit, the one-example code for the others
+    {"SEQUENTIAL_SUM": False},  # the means over orders by Python's sum, as on Python >= 3.12
+])
+def test_batch_paths_give_the_same_rows(cases, monkeypatch, settings):
+    for name, value in settings.items():
+        monkeypatch.setattr(core_sari_batch, name, value)
+    sample = cases[:600]
+    for variant in SARI_VARIANTS:
+        options = SariOptions(variant=variant)
+        assert sari_rows(*columns(sample), options) == one_example_rows(sample, options), variant
+
+
+def test_texts_holding_separator_characters(cases, monkeypatch):
+    # The first candidates occur in the texts: the next free one separates them. When a chunk's texts hold
+    # every candidate, its examples are scored one at a time.
+    monkeypatch.setattr(core_sari_batch, "SMALL_CHUNK_CHARACTERS", 0)
+    sample = [(f"\x01{source}", prediction.replace(" ", "\x02 "), [f"{reference}\x03" for reference in references])
+              for source, prediction, references in cases[:50]]
+    every = "".join(core_sari_tokens._SEPARATORS)
+    last = [(f"{every} a b", "a b", [every]), ("a b c", "a", ["a b", "c"])]
+    for variant in SARI_VARIANTS:
+        for tokenizer in ("13a", "intl", "none"):
+            options = SariOptions(variant=variant, tokenizer=tokenizer)
+            assert sari_rows(*columns(sample), options) == one_example_rows(sample, options)
+            assert sari_rows(*columns(last), options) == one_example_rows(last, options)
+
+
+def test_small_calls_take_the_one_example_code(cases, monkeypatch):
+    # A few examples are scored by the one-example code; forced through numpy they give the same rows.
+    for size in (1, 2, 5):
+        sample = cases[:size]
+        for variant in SARI_VARIANTS:
+            options = SariOptions(variant=variant)
+            expected = one_example_rows(sample, options)
+            assert sari_rows(*columns(sample), options) == expected
+            with monkeypatch.context() as patch:
+                patch.setattr(core_sari_batch, "SMALL_CHUNK_CHARACTERS", 0)
+                assert sari_rows(*columns(sample), options) == expected
+
+
+def test_example_too_large_for_a_key():
+    # 9,000 distinct tokens in the source (14 bits each) and its length (14 bits): 4 x 14 + 14 > 64 bits.
+    source = " ".join(f"w{index}" for index in range(9_000))
+    sample = [(source, " ".join(f"w{index}" for index in range(0, 9_000, 3)), [source[:20_000], "w1 w2 w3"]),
+              ("a b c d", "a b", ["a b c"])]
+    for variant in SARI_VARIANTS:
+        options = SariOptions(variant=variant)
+        assert sari_rows(*columns(sample), options) == one_example_rows(sample, options)
+
+
+def test_sort_within_examples(monkeypatch):
+    # Each example's keys sorted on their own, whatever the mix of lengths (long tails, empty examples, keys
+    # equal to the padding) and bucket sizes.
+    rng = np.random.default_rng(1)
+    for trial in range(200):
+        monkeypatch.setattr(core_sari_batch, "SORT_BUCKET_EXAMPLES", int(rng.integers(1, 8)))
+        counts = rng.integers(0, 3000 if trial % 7 == 0 else 40, rng.integers(1, 60))
+        bounds = np.concatenate(([0], np.cumsum(counts)))
+        keys = rng.integers(0, 2**63, bounds[-1], dtype=np.int64).astype(np.uint64)
+        keys[::3] = np.iinfo(np.uint64).max
+        expected = np.concatenate([np.sort(keys[begin:end]) for begin, end in zip(bounds[:-1], bounds[1:])])
+        core_sari_batch._sort_within_examples(keys, bounds)
+        assert (keys == expected).all()

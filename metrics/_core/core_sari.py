@@ -17,9 +17,10 @@ Texts are normalised as evaluate's module normalises them (EASSE does the same):
 both reference implementations do (so an empty text is one empty token, and with ``"none"`` runs of
 spaces give empty tokens); ``easse`` splits on whitespace.
 
-The n-gram counts of each example's source and references are cached per process (bounded in bytes,
-``core_process.clear_caches`` empties it), so scoring several systems on one test set, or evaluating
-every epoch of a training run, counts them once; a call whose examples would not fit is not stored.
+The examples of a call are scored together (``core_sari_batch``), about a million characters of text at a
+time: their texts tokenized as one string, their n-grams counted with numpy sorts, each variant's arithmetic
+done on whole arrays, the per-example values bit for bit those of the one-example code (``core_sari_counts``,
+which scores calls of a few examples). No per-process cache: a first run is as fast as a repeated one.
 
 Statistics of one example: ``paper``/``evaluate``: its add, keep, delete and SARI values (0..1, exact
 float sums) and 1 example; ``easse``: its 36 integer n-gram counts and 1 example. Corpus totals of either
@@ -33,11 +34,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core_inputs import SOURCED_TEXT_PAIRS
-from .core_mt_tokenizers import TOKENIZERS_VERSION, get_tokenizer
+from .core_mt_tokenizers import get_tokenizer
 from .core_options import MetricOptions, boolean, choice, option
-from .core_process import MIB, bounded_cache
-from .core_sari_counts import COUNTS_VERSION, OrderCounts, easse_count_names, easse_counts, easse_scores
-from .core_sari_counts import order_counts, references_counts, sentence_scores
+from .core_sari_batch import sari_batch_rows
+from .core_sari_counts import easse_count_names, easse_scores
 from .core_stats import StatField, StatsSchema
 
 SARI_VARIANTS: tuple[str, ...] = ("paper", "evaluate", "easse")
@@ -46,10 +46,6 @@ SARI_OUTPUTS: tuple[str, ...] = ("sari", "sari_add", "sari_keep", "sari_del")
 
 # Fields of the sentence-level variants, in row order: sums of per-example values (0..1), and examples.
 _SENTENCE_FIELDS = ("add", "keep", "del", "sari")
-
-# Bytes of examples' source and reference n-gram counts kept per process (an estimate: texts, dict slots,
-# n-gram tuples).
-SOURCE_REFERENCE_CACHE_BYTES = 128 * MIB
 
 
 @dataclass(frozen=True)
@@ -78,7 +74,7 @@ def sari_schema(metric_name: str = "sari", options: SariOptions | None = None) -
 def sari_tokenizer(options: SariOptions) -> Callable[[str], list[str]]:
     """The function from a text to the tokens SARI's n-grams are made of: lowercased (``lowercase``), tokenized
     (``tokenizer``), then split on single spaces (``paper``, ``evaluate``: an empty text is ``[""]``) or on
-    whitespace (``easse``). Tokenizations are not cached: the counts made from them are."""
+    whitespace (``easse``). :func:`sari_rows` tokenizes many texts at once with the same result."""
     lowercase = options.lowercase
     easse = options.variant == "easse"
     if options.tokenizer == "none":
@@ -100,49 +96,14 @@ def sari_tokenize(text: str, options: SariOptions) -> list[str]:
     return sari_tokenizer(options)(text)
 
 
-# Estimated bytes of cached counts per character of source and reference text (about 4 n-grams per token,
-# 150 bytes per counted n-gram, 5.5 characters per token), and per example.
-_BYTES_PER_CHARACTER = 110
-_BYTES_PER_EXAMPLE = 600
-
-
-def _counts_size(key: tuple[Any, str, tuple[str, ...]], value: tuple[OrderCounts, OrderCounts]) -> int:
-    entries = sum(map(len, value[0])) + sum(map(len, value[1]))
-    return 2 * (len(key[1]) + sum(map(len, key[2]))) + _BYTES_PER_EXAMPLE + 150 * entries
-
-
-# The n-gram counts of an example's source and references, keyed by how texts are tokenized and the texts:
-# scoring several systems, or every evaluation of a training run, on the same test set counts them once.
-_SOURCE_REFERENCE_COUNTS = bounded_cache(__file__, "simplification.sari_source_reference_counts",
-                                         SOURCE_REFERENCE_CACHE_BYTES, _counts_size)
-
-
-def _fits_in_cache(sources: Sequence[str], references: Sequence[Sequence[str]]) -> bool:
-    """Whether the counts of these examples would fit in the cache. When they would not, storing them only
-    evicts entries a later call could use and costs time (every cached n-gram is memory the process keeps
-    and the garbage collector visits), so a corpus larger than the cache is scored without storing."""
-    characters = sum(map(len, sources)) + sum(sum(map(len, example)) for example in references)
-    estimate = _BYTES_PER_CHARACTER * characters + _BYTES_PER_EXAMPLE * len(sources)
-    return estimate <= _SOURCE_REFERENCE_COUNTS.max_bytes
-
-
-def _example_row(source: str, prediction: str, references: Sequence[str], options: SariOptions,
-                 tokenize: Callable[[str], list[str]], tokenization: tuple[Any, ...], store: bool) -> tuple:
-    key = (tokenization, source, tuple(references))
-    entry = _SOURCE_REFERENCE_COUNTS._entries.get(key)
-    if entry is not None:
-        source_counts, reference_counts = entry[0]
-    else:
-        source_counts = order_counts(tokenize(source))
-        reference_counts = references_counts([tokenize(reference) for reference in references])
-        if store:
-            _SOURCE_REFERENCE_COUNTS.store(key, (source_counts, reference_counts))
-    prediction_counts = order_counts(tokenize(prediction))
-    if options.variant == "easse":
-        return (*easse_counts(source_counts, prediction_counts, reference_counts, len(references)), 1)
-    scores = sentence_scores(source_counts, prediction_counts, reference_counts, len(references),
-                             evaluate=options.variant == "evaluate")
-    return (*scores, 1)
+def _raw_tokenizer(options: SariOptions) -> Callable[[str], list[str]]:
+    """:func:`sari_tokenizer` without its empty-text rule (an empty text has no tokens)."""
+    lowercase = options.lowercase
+    if options.tokenizer == "none":
+        return (lambda text: text.lower().split(" ")) if lowercase else (lambda text: text.split(" "))
+    tokenize = get_tokenizer(options.tokenizer).tokenize
+    tokenize = getattr(tokenize, "__wrapped__", tokenize)
+    return (lambda text: tokenize(text.lower())) if lowercase else tokenize
 
 
 def sari_rows(sources: Sequence[str], predictions: Sequence[str], references: Sequence[Sequence[str]],
@@ -161,12 +122,9 @@ def sari_rows(sources: Sequence[str], predictions: Sequence[str], references: Se
             options.metric_name, {"sources": sources, "predictions": predictions, "references": references}
         )
         sources, predictions, references = columns["sources"], columns["predictions"], columns["references"]
-    tokenization = (COUNTS_VERSION, TOKENIZERS_VERSION, options.lowercase, options.tokenizer,
-                    options.variant == "easse")
-    store = _fits_in_cache(sources, references)
-    tokenize = sari_tokenizer(options)
-    return [_example_row(source, prediction, example_references, options, tokenize, tokenization, store)
-            for source, prediction, example_references in zip(sources, predictions, references, strict=True)]
+    return sari_batch_rows(list(sources), list(predictions), list(references), variant=options.variant,
+                           lowercase=options.lowercase, tokenizer=options.tokenizer,
+                           tokenize=sari_tokenizer(options), raw_tokenize=_raw_tokenizer(options))
 
 
 def sari_from_totals(totals: Mapping[str, Any], options: SariOptions | None = None) -> dict[str, float]:

@@ -20,14 +20,15 @@ n-grams by token tuples), and one pass over the source's n-grams gathers every k
 intersection sizes the add terms need. Sums run over the source's n-grams in order of first occurrence,
 the order in which both reference implementations iterate their counters, so results are bit-for-bit
 theirs.
+
+``core_sari_batch`` computes the same quantities for many examples at once (numpy) and names them as here;
+it scores examples with these functions when a call has only a few, or when one is too large for its keys.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import chain
-
-from .core_process import source_key
 
 try:  # the C helper behind Counter.update: counts into a plain dict without Counter's per-call overhead
     from collections import _count_elements as _count_into
@@ -36,9 +37,6 @@ except ImportError:  # pragma: no cover - every CPython has it; a pure-Python fa
         get = mapping.get
         for item in iterable:
             mapping[item] = get(item, 0) + 1
-
-# Identifies this version of the counting, in keys of counts cached by every vendored copy of the core.
-COUNTS_VERSION = source_key(__file__)
 
 NGRAM_ORDER = 4
 """SARI's highest n-gram order (k = 4 in the paper; fixed in every reference implementation)."""
