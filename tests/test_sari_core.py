@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections import Counter
 
 import numpy as np
@@ -40,13 +41,12 @@ import sacrebleu
 
 from generated_text import random_text, similar_text
 from metrics._core import core_sari_batch, core_sari_tokens
-from metrics._core.core_mt_tokenizers import _PERIOD_OR_COMMA, _is_ascii_digit, _space_marks_after_non_numbers
-from metrics._core.core_mt_tokenizers import _space_marks_before_non_numbers, _tokenize_13a, _tokenize_intl
+from metrics._core.core_mt_tokenizers import _isolate_marks, _tokenize_13a, _tokenize_intl
 from metrics._core.core_process import clear_caches
 from metrics._core.core_sari import SARI_VARIANTS, SariOptions, sari_example, sari_from_totals, sari_row_scores
 from metrics._core.core_sari import sari_rows, sari_schema, sari_score, sari_tokenize, sari_tokenizer
 from metrics._core.core_sari_counts import easse_counts, order_counts, references_counts, sentence_scores
-from metrics._core.core_sari_tokens import _isolate_marks, chunk_tokens, tokenize_13a_joined
+from metrics._core.core_sari_tokens import chunk_tokens
 
 TOLERANCE = 1e-12
 
@@ -789,19 +789,20 @@ def test_joined_tokenization_equals_one_text_at_a_time(cases):
                 for text in (source, prediction, reference):
                     expected += [separator, *one(text)]
             assert tokens == expected, (lowercase, tokenizer, whitespace)
-    assert tokenize_13a_joined(" \x01 ".join(MARK_TEXTS)) == [
+    assert _tokenize_13a(" \x01 ".join(MARK_TEXTS)) == [
         token for index, text in enumerate(MARK_TEXTS) for token in ([] if not index else ["\x01"]) + _tokenize_13a(text)]
 
 
 def test_isolate_marks_is_mtevals_period_and_comma_rules():
-    # mteval-v13a's ([^0-9])([\.,]) -> \1 \2 then ([\.,])([^0-9]) -> " \1 \2", matched left to right without
-    # overlap (runs of marks consume each other), against the one-pass rewrite; lines unpadded as well.
+    # mteval-v13a's ([^0-9])([\.,]) -> \1 \2 then ([\.,])([^0-9]) -> " \1 \2" (sacreBLEU's Tokenizer13a regexes,
+    # matched left to right without overlap: runs of marks consume each other), against the one-pass rewrite;
+    # lines unpadded as well.
     rng = random.Random(3)
     for _ in range(30_000):
         text = "".join(rng.choice("a5.,., ") for _ in range(rng.randint(0, 14)))
         for line in (text, f" {text} "):
-            after = _space_marks_after_non_numbers(line, _PERIOD_OR_COMMA, _is_ascii_digit)
-            expected = _space_marks_before_non_numbers(after, _PERIOD_OR_COMMA, _is_ascii_digit).split()
+            after = re.sub(r"([^0-9])([\.,])", r"\1 \2 ", line)
+            expected = re.sub(r"([\.,])([^0-9])", r" \1 \2", after).split()
             assert _isolate_marks(line).split() == expected, line
 
 

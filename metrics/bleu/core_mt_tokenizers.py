@@ -22,20 +22,22 @@ from .core_process import MIB, bounded_cache, cached_function, source_key
 # Bytes of tokenized segments kept per tokenizer (an estimate: list, string objects and characters).
 TOKEN_CACHE_BYTES = 64 * MIB
 
-# mteval-v13a's first rule, r'([\{-\~\[-\` -\&\(-\+\:-\@\/])' -> r' \1 ', pads every
-# character of that class with spaces; as a translation table it is one C-level pass.
-_13A_PADDED_CHARS = "{|}~[\\]^_` !\"#$%&()*+:;<=>?@/"
-_13A_PAD_TABLE = str.maketrans({char: f" {char} " for char in _13A_PADDED_CHARS})
+# mteval-v13a's first rule, r'([\{-\~\[-\` -\&\(-\+\:-\@\/])' -> r' \1 ', pads every character of that
+# class with spaces: one str.replace per padded character present (the space is left out: padding a space
+# with spaces changes no token).
+_13A_PADDED_CHARS = tuple("{|}~[\\]^_`!\"#$%&()*+:;<=>?@/")
 # The remaining mteval-v13a rules depend on the neighbouring character:
 #   r'([^0-9])([\.,])' -> r'\1 \2 '   period/comma after a non-digit
 #   r'([\.,])([^0-9])' -> r' \1 \2'   period/comma before a non-digit
 #   r'([0-9])(-)'      -> r'\1 \2 '   dash after a digit
-# The first two are applied below by visiting only the periods and commas, with the
-# regex engine's left-to-right, non-overlapping matching (a matched pair consumes both
-# characters); Python 3.11's re expands group templates in Python for every match.
-_PERIOD_OR_COMMA = re.compile(r"[.,]")
+# The first two, with the regex engine's left-to-right, non-overlapping matching, are applied as one pass by
+# _isolate_marks; the dash rule is found by its literal first character.
 _DIGITS = frozenset("0123456789")
-_DASH_AFTER_DIGIT = re.compile(r"([0-9])(-)")
+_DASH_AFTER_DIGIT = re.compile(r"-(?<=[0-9]-)")
+# A period (comma) next to no other period or comma, with a non-digit on one side at least: isolated (see
+# _isolate_marks); replaced with a literal, so the regex engine does all the work.
+_SINGLE_PERIOD = re.compile(r"\.(?<![.,]\.)(?![.,])(?:(?<=[^0-9]\.)|(?=[^0-9]))")
+_SINGLE_COMMA = re.compile(r",(?<![.,],)(?![.,])(?:(?<=[^0-9],)|(?=[^0-9]))")
 
 # sacreBLEU's zh tokenizer separates every character it deems Chinese. Its table
 # compares characters with string bounds, two of which are written as 6-digit
@@ -110,23 +112,84 @@ def _space_marks_before_non_numbers(line: str, marks: Any, is_number: NumberTest
     return "".join(pieces)
 
 
+def _isolate_marks(line: str) -> str:
+    """mteval-v13a's ``([^0-9])([\\.,])`` -> ``\\1 \\2 `` then ``([\\.,])([^0-9])`` -> `` \\1 \\2``, as far as
+    whitespace-split tokens can tell: every period or comma gets spaces around it, except the last mark of a
+    run of marks when it is followed by a digit and the first rule did not match it.
+
+    Why: in a run of k marks after a character x (the 13a padding puts a character before and after every
+    mark), the first rule matches the first mark when x is not a digit and then every other mark (a match
+    consumes the mark it isolates); each mark it matches is followed by a space, so the second rule matches
+    every other mark before it, and the last mark unless it is followed by a digit. A matched mark is isolated
+    by either rule. So the last mark stays attached only when its right neighbour is a digit and the first rule
+    skipped it: k odd and x a digit, or k even and x not a digit.
+    """
+    if "." in line:
+        line = _SINGLE_PERIOD.sub(" . ", line)
+    if "," in line:
+        line = _SINGLE_COMMA.sub(" , ", line)
+    # Runs of marks (an isolated single mark above touched no run, nor the characters around one), found by
+    # their pairs of adjacent marks: a run of k marks holds k - 1 of them, at consecutive places.
+    pairs = set()
+    for pair in ("..", ".,", ",.", ",,"):
+        index = line.find(pair)
+        while index >= 0:
+            pairs.add(index)
+            index = line.find(pair, index + 1)
+    if not pairs:
+        return line
+    pieces: list[str] = []
+    last = 0
+    digits = _DIGITS
+    length = len(line)
+    for start in sorted(pairs):
+        if start - 1 in pairs:
+            continue
+        end = start + 2
+        while end - 1 in pairs:
+            end += 1
+        run = line[start:end]
+        # A missing neighbour (a mark at the line's start or end) counts as a digit: neither rule matches there.
+        before_digit = start == 0 or line[start - 1] in digits
+        after_digit = end == length or line[end] in digits
+        isolate_last = not after_digit or (len(run) % 2 == 1) != before_digit
+        pieces += (line[last:start], " ", " ".join(run[:-1]), " ", run[-1], " " if isolate_last else "")
+        last = end
+    pieces.append(line[last:])
+    return "".join(pieces)
+
+
+def _mteval_spaced(line: str) -> str:
+    """``line`` with spaces where mteval-v13a's language-dependent rules put token boundaries."""
+    for char in _13A_PADDED_CHARS:
+        if char in line:
+            line = line.replace(char, f" {char} ")
+    if "." in line or "," in line:
+        line = _isolate_marks(line)
+    if "-" in line:
+        line = _DASH_AFTER_DIGIT.sub(" - ", line)
+    return line
+
+
 def _mteval_rules(line: str) -> list[str]:
     """mteval-v13a's language-dependent rules followed by whitespace splitting."""
-    line = line.translate(_13A_PAD_TABLE)
-    if "." in line or "," in line:
-        line = _space_marks_after_non_numbers(line, _PERIOD_OR_COMMA, _is_ascii_digit)
-        line = _space_marks_before_non_numbers(line, _PERIOD_OR_COMMA, _is_ascii_digit)
-    if "-" in line:
-        line = _DASH_AFTER_DIGIT.sub(r"\1 \2 ", line)
-    return line.split()
+    return _mteval_spaced(line).split()
+
+
+def spaced_13a(line: str) -> str:
+    """``line`` with spaces where mteval-v13a puts token boundaries (its tokens are ``spaced_13a(line).split()``).
+    Each line is padded with a space on both sides before the rules, and no rule reaches across a space, so the
+    tokens of lines joined by a separator token with spaces around it are each line's tokens with the separator
+    between them (SARI tokenizes a chunk of texts in one call that way)."""
+    line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
+    if "&" in line:
+        line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+    return _mteval_spaced(f" {line} ")
 
 
 def _tokenize_13a(line: str) -> list[str]:
     """mteval-v13a tokenization, the WMT standard (sacreBLEU's default)."""
-    line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
-    if "&" in line:
-        line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
-    return _mteval_rules(f" {line} ")
+    return spaced_13a(line).split()
 
 
 def _tokenize_zh(line: str) -> list[str]:

@@ -12,6 +12,9 @@ or a list of relevant document ids (grade 1 each), or ``{"ids": [...],
 "grades": [...]}``. Document ids are strings (integers are taken as their
 decimal strings); scores are numbers (infinities allowed, NaN not), stored as float64.
 
+Valid input is checked and normalised in whole-column passes; only input that fails them goes through the
+per-document checks, whose errors name the argument, the query and the document.
+
 An example whose qrels are empty is a query without judgements: trec_eval
 skips such a query (it is not an error and does not count in the means). A run
 may be empty (nothing retrieved: every measure is 0 when the query has
@@ -23,6 +26,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping
+from itertools import chain
 from typing import Any
 
 from .core_checks import check_encodable, check_list, check_same_length
@@ -103,12 +107,69 @@ def _record(metric: str, argument: str, value: Any, values_key: str, shape: str,
     return {"ids": checked_ids, values_key: checked_values}
 
 
+def _ranked_scores(size: int) -> list[float]:
+    return [float(size - rank) for rank in range(size)]
+
+
+def _unit_grades(size: int) -> list[int]:
+    return [1] * size
+
+
+def _plain_records(values: list[Any], values_key: str,
+                   implied: Any) -> tuple[list[tuple[list[Any], list[Any]]], list[list[Any]]] | None:
+    """(ids, values) of every record when each is a plain dict or list in one of the three forms, and the id
+    lists that may name a document twice (a dict's keys cannot); None when a record is anything else."""
+    records, listed = [], []
+    for value in values:
+        if type(value) is dict:
+            if len(value) == 2 and "ids" in value and values_key in value:
+                ids, items = value["ids"], value[values_key]
+                if type(ids) is not list or type(items) is not list or len(ids) != len(items):
+                    return None
+                records.append((ids, items))
+                listed.append(ids)
+            else:
+                records.append((list(value), list(value.values())))
+        elif type(value) is list:
+            records.append((value, implied(len(value))))
+            listed.append(value)
+        else:
+            return None
+    return records, listed
+
+
+def _checked_at_once(values: list[Any], values_key: str, implied: Any,
+                     value_types: frozenset[type]) -> list[dict[str, list[Any]]] | None:
+    """Every record normalised in whole-column passes when all of it is valid as given (string ids, Unicode text,
+    no document twice, values of ``value_types``, no NaN score); None when anything needs a closer look."""
+    plain = _plain_records(values, values_key, implied)
+    if plain is None:
+        return None
+    records, listed = plain
+    ids = list(chain.from_iterable(record_ids for record_ids, _ in records))
+    items = list(chain.from_iterable(record_values for _, record_values in records))
+    if not set(map(type, ids)) <= {str} or not set(map(type, items)) <= value_types:
+        return None
+    try:
+        check_encodable("", "", "".join(ids))
+    except ValueError:
+        return None
+    if any(len(set(record_ids)) != len(record_ids) for record_ids in listed):
+        return None
+    if values_key == "scores" and any(map(math.isnan, items)):
+        return None
+    convert = list if values_key == "grades" or set(map(type, items)) <= {float} else lambda given: [*map(float, given)]
+    return [{"ids": list(record_ids), values_key: convert(record_values)} for record_ids, record_values in records]
+
+
 def check_runs(metric: str, runs: Any, *, allow_empty: bool = False) -> list[dict[str, list[Any]]]:
     """Runs normalised to ``{"ids": [...], "scores": [...]}`` (ranked lists get scores n .. 1)."""
     values = check_list(metric, "predictions", runs, what=f"runs (one per query; a {_RUN_SHAPE})",
                         allow_empty=allow_empty)
-    return [_record(metric, f"predictions[{index}]", value, "scores", _RUN_SHAPE,
-                    lambda size: [float(size - rank) for rank in range(size)], _score)
+    fast = _checked_at_once(values, "scores", _ranked_scores, frozenset({float, int}))
+    if fast is not None:
+        return fast
+    return [_record(metric, f"predictions[{index}]", value, "scores", _RUN_SHAPE, _ranked_scores, _score)
             for index, value in enumerate(values)]
 
 
@@ -116,7 +177,10 @@ def check_qrels(metric: str, qrels: Any, *, allow_empty: bool = False) -> list[d
     """Qrels normalised to ``{"ids": [...], "grades": [...]}`` (lists of ids get grade 1)."""
     values = check_list(metric, "references", qrels, what=f"qrels (one per query; {_QRELS_SHAPE})",
                         allow_empty=allow_empty)
-    return [_record(metric, f"references[{index}]", value, "grades", _QRELS_SHAPE, lambda size: [1] * size, _grade)
+    fast = _checked_at_once(values, "grades", _unit_grades, frozenset({int}))
+    if fast is not None:
+        return fast
+    return [_record(metric, f"references[{index}]", value, "grades", _QRELS_SHAPE, _unit_grades, _grade)
             for index, value in enumerate(values)]
 
 

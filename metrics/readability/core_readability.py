@@ -113,10 +113,12 @@ def readability_counts(text: str, options: ReadabilityOptions) -> Row:
     return readability_sentences(text, options.newlines_end_sentences), len(words), sum(map(english_syllables, words))
 
 
-def readability_rows(texts: Sequence[str], options: ReadabilityOptions) -> list[Row]:
-    """One row (sentences, words, syllables) per text; ``texts`` is a list of strings (it may be empty)."""
+def readability_rows(texts: Sequence[str], options: ReadabilityOptions, *, validate: bool = True) -> list[Row]:
+    """One row (sentences, words, syllables) per text; ``texts`` is a list of strings (it may be empty). With
+    ``validate`` (the default) the texts are checked first (skip only for texts the ``TEXTS`` input kind checked)."""
     options = _check_options(options)
-    texts = check_text_list(METRIC, "texts", texts, allow_empty=True)
+    if validate:
+        texts = check_text_list(METRIC, "texts", texts, allow_empty=True)
     if options.textstat_compatible:
         syllables_of = textstat_syllable_counter()
         return [textstat_counts(text, syllables_of) for text in texts]

@@ -104,7 +104,7 @@ class Readability(StatsMetric, evaluate.Metric):
         return readability_schema(self.name, options)
 
     def example_rows(self, batch: Batch, options: ReadabilityMetricOptions) -> list[tuple[int, int, int]]:
-        return readability_rows(batch["predictions"], options)
+        return readability_rows(batch["predictions"], options, validate=False)
 
     def score(self, totals: Mapping[str, Any], options: ReadabilityMetricOptions) -> dict[str, Any]:
         return readability_from_totals(totals, options)
