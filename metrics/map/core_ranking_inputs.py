@@ -31,6 +31,7 @@ from typing import Any
 
 from .core_checks import check_encodable, check_list, check_same_length
 from .core_inputs import Columns, InputKind
+from .core_process import garbage_collection_paused
 
 _RUN_SHAPE = "run: {doc_id: score}, a ranked list of doc ids, or {'ids': [...], 'scores': [...]}"
 _QRELS_SHAPE = "qrels: {doc_id: grade}, a list of relevant doc ids, or {'ids': [...], 'grades': [...]}"
@@ -185,8 +186,9 @@ def check_qrels(metric: str, qrels: Any, *, allow_empty: bool = False) -> list[d
 
 
 def _check(metric: str, given: Mapping[str, Any], allow_empty: bool) -> Columns:
-    runs = check_runs(metric, given.get("predictions"), allow_empty=allow_empty)
-    qrels = check_qrels(metric, given.get("references"), allow_empty=True)
+    with garbage_collection_paused():
+        runs = check_runs(metric, given.get("predictions"), allow_empty=allow_empty)
+        qrels = check_qrels(metric, given.get("references"), allow_empty=True)
     check_same_length(metric, ("predictions", len(runs)), ("references", len(qrels)))
     return {"predictions": runs, "references": qrels}
 

@@ -19,13 +19,15 @@ limit for every copy of the core at once.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import sys
 import threading
 import types
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -212,3 +214,17 @@ def cached_function(cache: BoundedCache, function: Callable[[Any], T]) -> Callab
     call.__doc__ = function.__doc__
     call.__wrapped__ = function  # type: ignore[attr-defined]
     return call
+
+
+@contextmanager
+def garbage_collection_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a block builds many containers that stay alive (per-query lists
+    and dicts of a large batch): its passes over them would cost more than the work itself. The previous state
+    is restored on exit; nothing is collected that would otherwise be, only later."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

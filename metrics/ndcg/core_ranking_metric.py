@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from .core_metric import Batch, StatsMetric
 from .core_options import boolean, option
+from .core_process import garbage_collection_paused
 from .core_ranking import RankingOptions, ranking_from_totals, ranking_per_query, ranking_rows, ranking_schema
 from .core_ranking import ranking_totals
 from .core_ranking_inputs import RANKINGS
@@ -74,10 +75,12 @@ class RankingMetric(StatsMetric):
         return ranking_schema(self.name, options)
 
     def example_rows(self, batch: Batch, options: RankingMetricOptions) -> list[tuple[Any, ...]]:
-        return ranking_rows(_runs(batch), _qrels(batch), options)
+        with garbage_collection_paused():
+            return ranking_rows(_runs(batch), _qrels(batch), options)
 
     def batch_totals(self, batch: Batch, options: RankingMetricOptions) -> dict[str, Any]:
-        return ranking_totals(_runs(batch), _qrels(batch), options)
+        with garbage_collection_paused():
+            return ranking_totals(_runs(batch), _qrels(batch), options)
 
     def score(self, totals: Mapping[str, Any], options: RankingMetricOptions) -> dict[str, Any]:
         result = ranking_from_totals(totals, options)
