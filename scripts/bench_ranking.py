@@ -7,15 +7,18 @@ All three score the same seeded corpus: each query ranks --documents documents (
 float32 so every library orders them alike) and has --judged judged documents (grades 0 to 3, some of them
 never retrieved). Measures: MRR, MAP, and precision, recall and nDCG at 1, 3, 5, 10, 20, 100.
 
-- ours: ``pair_queries`` + ``ranking_totals`` + ``ranking_from_totals`` from the {qid: {doc: score}} dicts.
+- ours (core): ``pair_queries`` + ``ranking_totals`` + ``ranking_from_totals`` from the {qid: {doc: score}} dicts.
+- ours (module): ``evaluate.load("./metrics/ndcg").compute(predictions=runs, references=qrels, k=...)`` with one
+  {doc: score} dict per query (input checks included; it computes every measure and reports nDCG), compared on
+  nDCG at every cut-off.
 - pytrec_eval: ``RelevanceEvaluator(qrels, measures).evaluate(run)`` from the same dicts, then its own
   ``compute_aggregated_measure`` (``np.mean``) per measure.
 - ranx: ``evaluate(Qrels, Run, metrics)`` on Qrels/Run built beforehand (untimed there: building them from the
   dicts is timed once, separately, and is by far ranx's largest cost); its numba functions are compiled by a
   first, untimed call.
 
-Times are medians of --repeats runs; ratio = theirs / ours (above 1: ours is faster). Values are checked
-equal within 1e-12 (ranx sums in another order). Peak memory: tracemalloc peak of one run (Python and numpy
+Times are medians of --repeats runs; ratio = theirs / ours (above 1: ours is faster), for the core and for the
+module. Values are checked equal within 1e-12 (ranx sums in another order). Peak memory: tracemalloc peak of one run (Python and numpy
 allocations only: pytrec_eval's C allocations are not seen).
 """
 
@@ -87,8 +90,17 @@ def ranx_evaluate(qrels: Any, run: Any) -> dict[str, Any]:
         return dict(ranx.evaluate(qrels, run, RANX_METRICS, save_results_in_run=False))
 
 
-def differences(result: dict[str, Any], reference: dict[str, Any]) -> float:
-    return max(abs(float(result[name]) - float(reference[name])) for name in RANX_METRICS)
+def differences(result: dict[str, Any], reference: dict[str, Any], names: list[str] = RANX_METRICS) -> float:
+    return max(abs(float(result[name]) - float(reference[name])) for name in names)
+
+
+def module_scorer(run: dict, qrels: dict) -> Callable[[], dict[str, Any]]:
+    """The ndcg module's compute on one run and qrels per query (the queries of the run, in its order)."""
+    import evaluate
+
+    module = evaluate.load(str(project.ROOT / "metrics" / "ndcg"))
+    runs, judged = list(run.values()), [qrels[query] for query in run]
+    return lambda: module.compute(predictions=runs, references=judged, k=list(CUTOFFS))
 
 
 def once(run: Callable[[], Any]) -> tuple[float, Any]:
@@ -112,9 +124,13 @@ def main() -> int:
           f"medians of {arguments.repeats} runs\n")
 
     ours_time, ours_result = project.timed(lambda: ours(run, qrels, options), arguments.repeats)
+    module_time, module_result = project.timed(module_scorer(run, qrels), arguments.repeats)
     pytrec_time, pytrec_result = project.timed(lambda: pytrec(run, qrels), arguments.repeats)
+    ndcg_names = [f"ndcg@{k}" for k in CUTOFFS]
     rows = [("pytrec_eval (pytrec-eval-terrier)", pytrec_time, differences(ours_result, pytrec_result),
-             pytrec_result["num_queries"] == ours_result["num_queries"])]
+             pytrec_result["num_queries"] == ours_result["num_queries"]),
+            ("ndcg module vs pytrec_eval", pytrec_time, differences(module_result, pytrec_result, ndcg_names),
+             pytrec_result["num_queries"] == module_result["num_queries"])]
     try:
         import ranx
     except ImportError as error:
@@ -127,10 +143,12 @@ def main() -> int:
         compile_time, _ = once(lambda: ranx_evaluate(ranx_qrels, ranx_run))
         ranx_time, ranx_result = project.timed(lambda: ranx_evaluate(ranx_qrels, ranx_run), arguments.repeats)
         rows.append(("ranx evaluate (prebuilt Qrels/Run)", ranx_time, differences(ours_result, ranx_result), True))
+        rows.append(("ndcg module vs ranx evaluate", ranx_time, differences(module_result, ranx_result, ndcg_names),
+                     True))
         rows.append(("ranx Qrels+Run from the dicts, once", build_time, None, None))
         rows.append(("ranx first evaluate (numba compile/load), once", compile_time, None, None))
 
-    print("| implementation | seconds | ours seconds | ratio theirs/ours | max difference | equal |")
+    print("| implementation | seconds | ours seconds (core or module) | ratio theirs/ours | max difference | equal |")
     print("|---|---|---|---|---|---|")
     all_equal = True
     for name, seconds, difference, same_count in rows:
@@ -139,7 +157,8 @@ def main() -> int:
             continue
         equal = difference <= TOLERANCE and same_count
         all_equal &= equal
-        print(f"| {name} | {seconds:.2f} | {ours_time:.2f} | {seconds / ours_time:.2f}x | {difference:.1e} | {equal} |")
+        mine = module_time if name.startswith("ndcg module") else ours_time
+        print(f"| {name} | {seconds:.2f} | {mine:.2f} | {seconds / mine:.2f}x | {difference:.1e} | {equal} |")
     print(f"\nours: {', '.join(f'{name}={ours_result[name]:.4f}' for name in ('mrr', 'map', 'ndcg@10'))}, "
           f"num_queries={ours_result['num_queries']:,}")
     if not arguments.no_memory:

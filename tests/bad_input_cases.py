@@ -133,6 +133,8 @@ def _ranking_cases(columns: tuple[str, ...]) -> list[Case]:
         ("string", "one string instead of a list of runs", "d1 d2", "predictions"),
         ("run-string", "a run given as a string", ["d1 d2", RANKING_PAIR[0][1]], "predictions[0]"),
         ("nan-score", "a NaN retrieval score", [{"d1": float("nan")}, RANKING_PAIR[0][1]], "predictions[0]['d1']"),
+        ("huge-score", "a retrieval score beyond a float's range", [{"d1": 10**400}, RANKING_PAIR[0][1]],
+         "predictions[0]['d1']"),
         ("duplicate-document", "a ranked list naming a document twice", [["d1", "d1"], RANKING_PAIR[0][1]],
          "predictions[0]"),
         ("non-string-document", "a document id that is not a string", [[1.5], RANKING_PAIR[0][1]],

@@ -106,8 +106,9 @@ def corpora_for(module: Any, text_corpora: dict) -> dict[str, Corpus]:
         return {name: {"sources": others, "predictions": predictions,
                        "references": [[reference] for reference in references]}
                 for name, (predictions, references, others) in text_corpora.items()}
-    if kind == "rankings":  # what the columns of a datasets.Dataset hold: the normalised form
-        return {name: module.inputs.check(module.name, corpus) for name, corpus in generated_corpora(kind).items()}
+    if kind == "rankings":  # what the columns of a datasets.Dataset hold: the stored form
+        return {name: module.inputs.stored(module.inputs.check(module.name, corpus))
+                for name, corpus in generated_corpora(kind).items()}
     if kind in ("squad answers", "squad_v2 answers"):
         return {name: squad_corpus(*texts, v2=kind == "squad_v2 answers") for name, texts in text_corpora.items()}
     return generated_corpora(kind)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections import OrderedDict
 
 import pytest
 
@@ -61,8 +62,8 @@ def test_cache_and_map_statistics_give_the_same_result() -> None:
     for start in range(0, len(runs), 7):
         metric.add_batch(predictions=runs[start:start + 7], references=judgements[start:start + 7])
     assert metric.compute(k=list(CUTOFFS)) == one_shot
-    normalised = metric.inputs.check("ndcg", {"predictions": runs, "references": judgements})
-    stats = datasets.Dataset.from_dict(normalised).map(
+    stored = metric.inputs.stored(metric.inputs.check("ndcg", {"predictions": runs, "references": judgements}))
+    stats = datasets.Dataset.from_dict(stored).map(
         lambda batch: metric.example_stats(batch["predictions"], batch["references"], k=list(CUTOFFS)),
         batched=True, batch_size=5, remove_columns=["predictions", "references"])
     assert metric.compute_from_stats(stats, k=list(CUTOFFS)) == one_shot
@@ -75,6 +76,32 @@ def test_input_forms_agree() -> None:
     qrels = [{"d1": 1, "d2": 0, "d9": 2}, ["d1", "d9"], {"ids": ["d1", "d9"], "grades": [1, 1]}]
     results = {metric.compute(predictions=[run], references=[judged])["map"] for run in forms for judged in qrels}
     assert results == {(1 / 2) / 2}  # d1 at rank 2 (precision 1/2); d9 never retrieved; two relevant
+
+
+def test_every_form_is_checked_into_dicts_and_the_stored_form_reads_back() -> None:
+    """Runs become {doc: float} and qrels {doc: int} dicts whatever their form, checked in whole columns (a batch
+    of plain dicts and lists) or document by document (a batch holding any other mapping); evaluate's cache holds
+    the stored form ({"ids", "scores"} / {"ids", "grades"}), which the check reads back to the same dicts."""
+    import numpy as np
+
+    metric = load_metric("map")
+    run = {"d3": 3.0, "d1": 2.0, "d2": 1.0}
+    runs = [dict(run), ["d3", "d1", "d2"], {"ids": ["d3", "d1", "d2"], "scores": [3, 2, 1]}, {"d3": 3, "d1": 2, "d2": 1},
+            OrderedDict(run), {"d3": np.float32(3.0), "d1": np.float64(2.0), "d2": 1}]
+    judged = {"d1": 1, "d9": 2}
+    qrels = [dict(judged), {"ids": ["d1", "d9"], "grades": [1, 2]}, OrderedDict(judged), {"d1": np.int64(1), "d9": 2},
+             dict(judged), dict(judged)]
+    batches = [{"predictions": [given], "references": [grades]} for given, grades in zip(runs, qrels)]
+    batches.append({"predictions": runs, "references": qrels})
+    for batch in batches:
+        checked = metric.inputs.check("map", batch)
+        assert checked["predictions"] == [run] * len(batch["predictions"])
+        assert checked["references"] == [judged] * len(batch["references"])
+        assert {type(score) for checked_run in checked["predictions"] for score in checked_run.values()} == {float}
+        assert {type(grade) for grades in checked["references"] for grade in grades.values()} == {int}
+        stored = metric.inputs.stored(checked)
+        assert stored["predictions"][0] == {"ids": ["d3", "d1", "d2"], "scores": [3.0, 2.0, 1.0]}
+        assert metric.inputs.check("map", stored) == checked
 
 
 def test_unjudged_queries_are_skipped_and_an_all_unjudged_corpus_is_an_error() -> None:

@@ -119,24 +119,25 @@ def ranking_schema(metric_name: str, options: RankingOptions) -> StatsSchema:
                                      StatField(QUERIES)))
 
 
-def _columns(runs: Any, qrels: Any, options: RankingOptions) -> list[list[Any]]:
+def _columns(runs: Any, qrels: Any, options: RankingOptions, checked: bool) -> list[list[Any]]:
     """The statistics as columns: each measure's per-query values, then ``queries`` (1, or 0 when unjudged)."""
     computed = ranking_columns(runs, qrels, options.k, options.relevance_level, options.score_precision,
-                               options.metric_name)
+                               options.metric_name, checked=checked)
     return [column.tolist() for column in (*computed.columns(), computed.judged)]
 
 
 def ranking_rows(runs: Sequence[Mapping[str, float]], qrels: Sequence[Mapping[str, int]],
-                 options: RankingOptions) -> list[tuple[Any, ...]]:
+                 options: RankingOptions, *, checked: bool = False) -> list[tuple[Any, ...]]:
     """One row per query (``runs[i]`` against ``qrels[i]``), in ``ranking_schema`` order. A query with empty
-    ``qrels[i]`` has no judgements: trec_eval skips it, so its row is all 0 with ``queries`` 0 (not counted)."""
-    return list(zip(*_columns(runs, qrels, options), strict=True))
+    ``qrels[i]`` has no judgements: trec_eval skips it, so its row is all 0 with ``queries`` 0 (not counted).
+    ``checked``: the caller checked the input (``ranking_columns``), so it is not checked again."""
+    return list(zip(*_columns(runs, qrels, options, checked), strict=True))
 
 
 def ranking_totals(runs: Sequence[Mapping[str, float]], qrels: Sequence[Mapping[str, int]],
-                   options: RankingOptions) -> dict[str, Any]:
+                   options: RankingOptions, *, checked: bool = False) -> dict[str, Any]:
     """Totals of many queries at once: equal to ``ranking_schema(...).totals_of_rows(ranking_rows(...))``."""
-    *columns, judged = _columns(runs, qrels, options)
+    *columns, judged = _columns(runs, qrels, options, checked)
     if not judged:
         raise ValueError(f"{options.metric_name}: no queries to score; the score of an empty corpus is undefined")
     totals: dict[str, Any] = {}

@@ -221,17 +221,20 @@ def _prefix_values(sums: np.ndarray, begin: np.ndarray, taken: np.ndarray) -> np
 
 
 def ranking_columns(runs: Any, qrels: Any, cutoffs: Sequence[int], relevance_level: int, score_precision: str,
-                    metric: str, method: str | None = None) -> RankingColumns:
+                    metric: str, method: str | None = None, *, checked: bool = False) -> RankingColumns:
     """trec_eval's recip_rank, map, P, recall and ndcg_cut of each query (``runs[i]`` ranked against ``qrels[i]``).
 
     ``method`` forces how ranks are counted (``"dense"`` or ``"sorted"``; None: chosen by cost); tests use it.
+    ``checked``: the caller has checked the input (lists of dicts of the same length; string ids, float or int
+    scores, none NaN, int grades), so it is not checked again.
     """
-    runs, qrels = checked_queries(metric, runs, qrels)
+    if not checked:
+        runs, qrels = checked_queries(metric, runs, qrels)
     count = len(runs)
     all_dicts = set(map(type, runs)) <= {dict}
-    lengths, scores = flat_scores(metric, runs)
+    lengths, scores = flat_scores(metric, runs, checked=checked)
     scores = _rounded(scores, score_precision)
-    judged, judged_ids, grades = flat_grades(metric, qrels)
+    judged, judged_ids, grades = flat_grades(metric, qrels, checked=checked)
     owners = np.repeat(np.arange(count, dtype=np.int64), judged)
     relevant_count = np.bincount(owners[grades >= relevance_level], minlength=count)
 

@@ -54,14 +54,6 @@ def ranking_options(name: str) -> type[RankingMetricOptions]:
     )
 
 
-def _runs(batch: Batch) -> list[dict[str, float]]:
-    return [dict(zip(run["ids"], run["scores"], strict=True)) for run in batch["predictions"]]
-
-
-def _qrels(batch: Batch) -> list[dict[str, int]]:
-    return [dict(zip(qrels["ids"], qrels["grades"], strict=True)) for qrels in batch["references"]]
-
-
 class RankingMetric(StatsMetric):
     """A trec_eval measure: the script declares ``about``, ``options_class`` and ``measure``."""
 
@@ -76,11 +68,11 @@ class RankingMetric(StatsMetric):
 
     def example_rows(self, batch: Batch, options: RankingMetricOptions) -> list[tuple[Any, ...]]:
         with garbage_collection_paused():
-            return ranking_rows(_runs(batch), _qrels(batch), options)
+            return ranking_rows(batch["predictions"], batch["references"], options, checked=True)
 
     def batch_totals(self, batch: Batch, options: RankingMetricOptions) -> dict[str, Any]:
         with garbage_collection_paused():
-            return ranking_totals(_runs(batch), _qrels(batch), options)
+            return ranking_totals(batch["predictions"], batch["references"], options, checked=True)
 
     def score(self, totals: Mapping[str, Any], options: RankingMetricOptions) -> dict[str, Any]:
         result = ranking_from_totals(totals, options)

@@ -10,10 +10,13 @@ query's qrels: a mapping from document id to relevance grade (an integer;
 grades below ``relevance_level`` are not relevant, negative grades included),
 or a list of relevant document ids (grade 1 each), or ``{"ids": [...],
 "grades": [...]}``. Document ids are strings (integers are taken as their
-decimal strings); scores are numbers (infinities allowed, NaN not), stored as float64.
+decimal strings); scores are numbers (infinities allowed, NaN not), held as float64.
 
-Valid input is checked and normalised in whole-column passes; only input that fails them goes through the
-per-document checks, whose errors name the argument, the query and the document.
+A checked batch holds every run as a dict ``{doc_id: score}`` and every qrels as a dict ``{doc_id: grade}``
+(what the scorer reads; a valid plain dict is kept as it is, not copied); evaluate's cache holds them in the
+form of the features, ``{"ids": [...], "scores": [...]}``, which the same check turns back into dicts.
+Valid input is checked in whole-column passes; only input that fails them goes through the per-document
+checks, whose errors name the argument, the query and the document.
 
 An example whose qrels are empty is a query without judgements: trec_eval
 skips such a query (it is not an error and does not count in the means). A run
@@ -27,12 +30,14 @@ import math
 import numbers
 from collections.abc import Mapping
 from itertools import chain
+from operator import methodcaller
 from typing import Any
 
 from .core_checks import check_encodable, check_list, check_same_length
 from .core_inputs import Columns, InputKind
 from .core_process import garbage_collection_paused
 
+_VALUES = methodcaller("values")
 _RUN_SHAPE = "run: {doc_id: score}, a ranked list of doc ids, or {'ids': [...], 'scores': [...]}"
 _QRELS_SHAPE = "qrels: {doc_id: grade}, a list of relevant doc ids, or {'ids': [...], 'grades': [...]}"
 
@@ -62,7 +67,11 @@ def _score(metric: str, argument: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{metric}: `{argument}` must be a number (a retrieval score), got {type(value).__name__} "
                         f"({value!r:.60})")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(f"{metric}: `{argument}` is too large for a retrieval score (beyond a float's "
+                         f"range)") from None
     if math.isnan(value):
         raise ValueError(f"{metric}: `{argument}` is NaN; a retrieval score must be a number (trec_eval's order of "
                          f"NaN scores is undefined)")
@@ -95,7 +104,7 @@ def _pairs(metric: str, argument: str, value: Any, values_key: str, shape: str,
 
 
 def _record(metric: str, argument: str, value: Any, values_key: str, shape: str, implied: Any,
-            check_value: Any) -> dict[str, list[Any]]:
+            check_value: Any) -> dict[str, Any]:
     ids, values, id_name, value_name = _pairs(metric, argument, value, values_key, shape, implied)
     checked_ids = [_document_id(metric, id_name.format(index=index, key=key), key) for index, key in enumerate(ids)]
     seen: set[str] = set()
@@ -105,7 +114,7 @@ def _record(metric: str, argument: str, value: Any, values_key: str, shape: str,
         seen.add(key)
     checked_values = [check_value(metric, value_name.format(index=index, key=key), item)
                       for index, (key, item) in enumerate(zip(ids, values, strict=True))]
-    return {"ids": checked_ids, values_key: checked_values}
+    return dict(zip(checked_ids, checked_values))
 
 
 def _ranked_scores(size: int) -> list[float]:
@@ -116,55 +125,59 @@ def _unit_grades(size: int) -> list[int]:
     return [1] * size
 
 
-def _plain_records(values: list[Any], values_key: str,
-                   implied: Any) -> tuple[list[tuple[list[Any], list[Any]]], list[list[Any]]] | None:
-    """(ids, values) of every record when each is a plain dict or list in one of the three forms, and the id
-    lists that may name a document twice (a dict's keys cannot); None when a record is anything else."""
-    records, listed = [], []
+def _plain_records(values: list[Any], values_key: str, implied: Any) -> list[dict[Any, Any]] | None:
+    """Every record as a dict when each is a plain dict or list in one of the three forms and names no document
+    twice (a dict given as a mapping is kept as it is); None when a record is anything else."""
+    records = []
     for value in values:
         if type(value) is dict:
-            if len(value) == 2 and "ids" in value and values_key in value:
-                ids, items = value["ids"], value[values_key]
-                if type(ids) is not list or type(items) is not list or len(ids) != len(items):
-                    return None
-                records.append((ids, items))
-                listed.append(ids)
-            else:
-                records.append((list(value), list(value.values())))
+            if len(value) != 2 or "ids" not in value or values_key not in value:
+                records.append(value)
+                continue
+            ids, items = value["ids"], value[values_key]
+            if type(ids) is not list or type(items) is not list or len(ids) != len(items):
+                return None
+            record = dict(zip(ids, items))
         elif type(value) is list:
-            records.append((value, implied(len(value))))
-            listed.append(value)
+            ids, record = value, dict(zip(value, implied(len(value))))
         else:
             return None
-    return records, listed
+        if len(record) != len(ids):
+            return None
+        records.append(record)
+    return records
 
 
 def _checked_at_once(values: list[Any], values_key: str, implied: Any,
-                     value_types: frozenset[type]) -> list[dict[str, list[Any]]] | None:
-    """Every record normalised in whole-column passes when all of it is valid as given (string ids, Unicode text,
-    no document twice, values of ``value_types``, no NaN score); None when anything needs a closer look."""
-    plain = _plain_records(values, values_key, implied)
-    if plain is None:
+                     value_types: frozenset[type]) -> list[dict[str, Any]] | None:
+    """Every record as a dict, checked in whole-column passes, when all of it is valid as given (string ids,
+    Unicode text, no document twice, values of ``value_types``, scores finite or infinite floats, not NaN);
+    None when anything needs a closer look."""
+    records = _plain_records(values, values_key, implied)
+    if records is None:
         return None
-    records, listed = plain
-    ids = list(chain.from_iterable(record_ids for record_ids, _ in records))
-    items = list(chain.from_iterable(record_values for _, record_values in records))
-    if not set(map(type, ids)) <= {str} or not set(map(type, items)) <= value_types:
+    items = list(chain.from_iterable(map(_VALUES, records)))
+    kinds = set(map(type, items))
+    if not kinds <= value_types:
         return None
     try:
-        check_encodable("", "", "".join(ids))
-    except ValueError:
+        # str.isascii and str.join raise TypeError for an id that is not a string; only a non-ASCII id can hold
+        # a lone surrogate
+        if not all(map(str.isascii, chain.from_iterable(records))):
+            check_encodable("", "", "".join(map("".join, records)))
+        if values_key == "scores":
+            total = sum(items)  # NaN when a score is NaN (or when infinities cancel: then look closer)
+            if total != total and any(map(math.isnan, items)):
+                return None
+            if kinds - {float}:
+                return [dict(zip(record, map(float, record.values()))) for record in records]
+    except (TypeError, ValueError, OverflowError):
         return None
-    if any(len(set(record_ids)) != len(record_ids) for record_ids in listed):
-        return None
-    if values_key == "scores" and any(map(math.isnan, items)):
-        return None
-    convert = list if values_key == "grades" or set(map(type, items)) <= {float} else lambda given: [*map(float, given)]
-    return [{"ids": list(record_ids), values_key: convert(record_values)} for record_ids, record_values in records]
+    return records
 
 
-def check_runs(metric: str, runs: Any, *, allow_empty: bool = False) -> list[dict[str, list[Any]]]:
-    """Runs normalised to ``{"ids": [...], "scores": [...]}`` (ranked lists get scores n .. 1)."""
+def check_runs(metric: str, runs: Any, *, allow_empty: bool = False) -> list[dict[str, float]]:
+    """Runs as ``{doc_id: score}`` dicts of floats (ranked lists get scores n .. 1)."""
     values = check_list(metric, "predictions", runs, what=f"runs (one per query; a {_RUN_SHAPE})",
                         allow_empty=allow_empty)
     fast = _checked_at_once(values, "scores", _ranked_scores, frozenset({float, int}))
@@ -174,8 +187,8 @@ def check_runs(metric: str, runs: Any, *, allow_empty: bool = False) -> list[dic
             for index, value in enumerate(values)]
 
 
-def check_qrels(metric: str, qrels: Any, *, allow_empty: bool = False) -> list[dict[str, list[Any]]]:
-    """Qrels normalised to ``{"ids": [...], "grades": [...]}`` (lists of ids get grade 1)."""
+def check_qrels(metric: str, qrels: Any, *, allow_empty: bool = False) -> list[dict[str, int]]:
+    """Qrels as ``{doc_id: grade}`` dicts (lists of ids get grade 1)."""
     values = check_list(metric, "references", qrels, what=f"qrels (one per query; {_QRELS_SHAPE})",
                         allow_empty=allow_empty)
     fast = _checked_at_once(values, "grades", _unit_grades, frozenset({int}))
@@ -193,4 +206,11 @@ def _check(metric: str, given: Mapping[str, Any], allow_empty: bool) -> Columns:
     return {"predictions": runs, "references": qrels}
 
 
-RANKINGS = InputKind("rankings", ("predictions", "references"), _features, _check)
+def _stored(columns: Columns) -> Columns:
+    """The checked dicts in the form of the features: ``{"ids": [...], "scores": [...]}`` and
+    ``{"ids": [...], "grades": [...]}``."""
+    return {"predictions": [{"ids": list(run), "scores": list(run.values())} for run in columns["predictions"]],
+            "references": [{"ids": list(judged), "grades": list(judged.values())} for judged in columns["references"]]}
+
+
+RANKINGS = InputKind("rankings", ("predictions", "references"), _features, _check, _stored)

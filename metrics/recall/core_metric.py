@@ -260,7 +260,7 @@ class StatsMetric:
         size = self.inputs.size(columns)
         if size:
             self._count_added(size)
-            super().add_batch(**columns)  # type: ignore[misc]
+            super().add_batch(**self.inputs.stored(columns))  # type: ignore[misc]
 
     def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
         """Check one example, then add it (``predictions=``/``references=``, as ``evaluate.combine`` passes
@@ -269,7 +269,7 @@ class StatsMetric:
         self._reject_unknown_inputs(given)
         columns = self.inputs.check_example(self.name, given)
         self._count_added(1)
-        super().add_batch(**columns)  # type: ignore[misc]
+        super().add_batch(**self.inputs.stored(columns))  # type: ignore[misc]
 
     def _count_added(self, size: int) -> None:
         """Examples added to the cache being written (a new one starts when evaluate has no writer)."""

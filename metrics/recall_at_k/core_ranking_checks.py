@@ -106,9 +106,10 @@ def _scores(metric: str, runs: Sequence[Mapping[str, Any]], flat: list[Any], end
     return scores
 
 
-def _grades(metric: str, qrels: Sequence[Mapping[str, Any]], flat: list[Any], ends: np.ndarray) -> np.ndarray:
-    """The relevance grades as int64, or raise naming ``qrels[i][doc]`` for a non-integer."""
-    kinds = set(map(type, flat))
+def _grades(metric: str, qrels: Sequence[Mapping[str, Any]], flat: list[Any], ends: np.ndarray,
+            checked: bool) -> np.ndarray:
+    """The relevance grades as int64, or raise naming ``qrels[i][doc]`` for a non-integer or one beyond 64 bits."""
+    kinds = set() if checked else set(map(type, flat))
     if not kinds <= {int}:
         bad = {kind for kind in kinds if not _is_integer_type(kind)}
         if bad:
@@ -141,17 +142,25 @@ def checked_queries(metric: str, runs: Any, qrels: Any) -> tuple[list[Any], list
     return runs, qrels
 
 
-def flat_scores(metric: str, runs: Sequence[Mapping[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
-    """(documents per query, every score as float64 in query order), the document ids checked."""
+def flat_scores(metric: str, runs: Sequence[Mapping[str, Any]], *,
+                checked: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(documents per query, every score as float64 in query order), the document ids and scores checked unless
+    ``checked`` says a caller did (string ids; float or int scores, none NaN)."""
     lengths = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))
-    flat = list(chain.from_iterable(map(_VALUES, runs)))
+    if checked:
+        return lengths, np.fromiter(chain.from_iterable(map(_VALUES, runs)), dtype=np.float64, count=int(lengths.sum()))
     _check_document_ids(metric, "runs", runs, chain.from_iterable(runs))
+    flat = list(chain.from_iterable(map(_VALUES, runs)))
     return lengths, _scores(metric, runs, flat, np.cumsum(lengths))
 
 
-def flat_grades(metric: str, qrels: Sequence[Mapping[str, Any]]) -> tuple[np.ndarray, list[str], np.ndarray]:
-    """(judged documents per query, their ids, their grades as int64), in query order."""
+def flat_grades(metric: str, qrels: Sequence[Mapping[str, Any]], *,
+                checked: bool = False) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """(judged documents per query, their ids, their grades as int64), in query order; the ids and grade types
+    checked unless ``checked`` says a caller did (string ids, int grades)."""
     judged = np.fromiter(map(len, qrels), dtype=np.int64, count=len(qrels))
     ids = list(chain.from_iterable(qrels))
-    _check_document_ids(metric, "qrels", qrels, ids)
-    return judged, ids, _grades(metric, qrels, list(chain.from_iterable(map(_VALUES, qrels))), np.cumsum(judged))
+    if not checked:
+        _check_document_ids(metric, "qrels", qrels, ids)
+    flat = list(chain.from_iterable(map(_VALUES, qrels)))
+    return judged, ids, _grades(metric, qrels, flat, np.cumsum(judged), checked)

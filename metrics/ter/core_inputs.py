@@ -29,12 +29,15 @@ BatchCheck = Callable[[str, Mapping[str, Any], bool], Columns]
 
 @dataclass(frozen=True)
 class InputKind:
-    """One shape of inputs: column names, their features (by evaluate config name) and the batch check."""
+    """One shape of inputs: column names, their features (by evaluate config name), the batch check, and, where
+    the checked columns are not already in the form of the features, what turns them into it (for evaluate's
+    cache; the check accepts that form back)."""
 
     name: str
     columns: tuple[str, ...]
     make_features: Callable[[str], Any]
     check_batch: BatchCheck
+    make_stored: Callable[[Columns], Columns] | None = None
 
     def features(self, config_name: str = "default") -> Any:
         """evaluate's features for these inputs (a list of alternatives or one ``datasets.Features``)."""
@@ -43,6 +46,10 @@ class InputKind:
     def check(self, metric: str, given: Mapping[str, Any], *, allow_empty: bool = False) -> Columns:
         """Every column validated and normalised (lists; references as one list of strings per example)."""
         return self.check_batch(metric, given, allow_empty)
+
+    def stored(self, columns: Columns) -> Columns:
+        """Checked columns in the form of the features (what evaluate's cache and a ``datasets`` column hold)."""
+        return columns if self.make_stored is None else self.make_stored(columns)
 
     def check_example(self, metric: str, given: Mapping[str, Any]) -> Columns:
         """One example (the values of ``add``) as a checked batch of one."""
