@@ -40,7 +40,7 @@ import pytest
 import sacrebleu
 
 from generated_text import random_text, similar_text
-from metrics._core import core_sari_batch, core_sari_tokens
+from metrics._core import core_sari_batch, core_sari_ids, core_sari_tokens
 from metrics._core.core_mt_tokenizers import _isolate_marks, _tokenize_13a, _tokenize_intl
 from metrics._core.core_process import clear_caches
 from metrics._core.core_sari import SARI_VARIANTS, SariOptions, sari_example, sari_from_totals, sari_row_scores
@@ -825,7 +825,7 @@ def test_batch_rows_are_the_one_example_code(cases):
 ])
 def test_batch_paths_give_the_same_rows(cases, monkeypatch, settings):
     for name, value in settings.items():
-        monkeypatch.setattr(core_sari_batch, name, value)
+        monkeypatch.setattr(core_sari_ids if name == "MAX_PRESENCE_CELLS" else core_sari_batch, name, value)
     sample = cases[:600]
     for variant in SARI_VARIANTS:
         options = SariOptions(variant=variant)
