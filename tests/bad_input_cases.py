@@ -139,6 +139,8 @@ def _ranking_cases(columns: tuple[str, ...]) -> list[Case]:
          "predictions[0]"),
         ("non-string-document", "a document id that is not a string", [[1.5], RANKING_PAIR[0][1]],
          "predictions[0][0]"),
+        ("unhashable-document", "a document id that is a list", [[["d1"]], RANKING_PAIR[0][1]],
+         "predictions[0][0]"),
     ]) + [Case("float-grade", "a relevance grade that is not an integer",
                {"predictions": RANKING_PAIR[0], "references": [{"d1": 0.5}, RANKING_PAIR[1][1]]}, {},
                "references[0]['d1']")]

@@ -153,7 +153,10 @@ def _checked_at_once(values: list[Any], values_key: str, implied: Any,
     """Every record as a dict, checked in whole-column passes, when all of it is valid as given (string ids,
     Unicode text, no document twice, values of ``value_types``, scores finite or infinite floats, not NaN);
     None when anything needs a closer look."""
-    records = _plain_records(values, values_key, implied)
+    try:
+        records = _plain_records(values, values_key, implied)
+    except TypeError:  # an id that cannot be a dict key: the per-document checks name it
+        return None
     if records is None:
         return None
     items = list(chain.from_iterable(map(_VALUES, records)))
