@@ -683,7 +683,7 @@ def test_statistics_of_different_variants_do_not_merge(cases):
         schema.merge(first, second)
 
 
-def test_cached_counts_give_the_same_scores(cases):
+def test_repeated_calls_give_the_same_scores(cases):
     sample = cases[:200]
     for variant in SARI_VARIANTS:
         options = SariOptions(variant=variant)
@@ -691,7 +691,7 @@ def test_cached_counts_give_the_same_scores(cases):
         cold = sari_rows(*columns(sample), options)
         warm = sari_rows(*columns(sample), options)
         assert cold == warm
-    # The cache tells tokenizations apart: "A  b" is ["a", "", "b"] for SARI.py, ["a", "b"] for EASSE.
+    # The variants tokenize apart: "A  b" is ["a", "", "b"] for SARI.py, ["a", "b"] for EASSE.
     assert sari_example("A  b", "a b", ["a b"], SariOptions(tokenizer="none"))["sari"] != sari_example(
         "A  b", "a b", ["a b"], SariOptions(tokenizer="none", variant="easse"))["sari"]
 

@@ -73,22 +73,27 @@ def sari_schema(metric_name: str = "sari", options: SariOptions | None = None) -
     return StatsSchema(metric_name, (*fields, StatField("examples")))
 
 
+def _raw_tokenizer(options: SariOptions) -> Callable[[str], list[str]]:
+    """:func:`sari_tokenizer` without its empty-text rule (a tokenizer may give an empty text no tokens)."""
+    lowercase = options.lowercase
+    if options.tokenizer == "none":
+        split = str.split if options.variant == "easse" else (lambda text: text.split(" "))
+        return (lambda text: split(text.lower())) if lowercase else split
+    tokenize = get_tokenizer(options.tokenizer).tokenize
+    tokenize = getattr(tokenize, "__wrapped__", tokenize)
+    return (lambda text: tokenize(text.lower())) if lowercase else tokenize
+
+
 def sari_tokenizer(options: SariOptions) -> Callable[[str], list[str]]:
     """The function from a text to the tokens SARI's n-grams are made of: lowercased (``lowercase``), tokenized
     (``tokenizer``), then split on single spaces (``paper``, ``evaluate``: an empty text is ``[""]``) or on
     whitespace (``easse``). :func:`sari_rows` tokenizes many texts at once with the same result."""
-    lowercase = options.lowercase
-    easse = options.variant == "easse"
-    if options.tokenizer == "none":
-        if easse:
-            return (lambda text: text.lower().split()) if lowercase else str.split
-        return (lambda text: text.lower().split(" ")) if lowercase else (lambda text: text.split(" "))
-    tokenize = get_tokenizer(options.tokenizer).tokenize
-    tokenize = getattr(tokenize, "__wrapped__", tokenize)
+    tokenize = _raw_tokenizer(options)
+    if options.tokenizer == "none" or options.variant == "easse":  # split(" ") already gives "" its [""]
+        return tokenize
 
     def tokens_of(text: str) -> list[str]:
-        tokens = tokenize(text.lower() if lowercase else text)
-        return tokens if tokens or easse else [""]
+        return tokenize(text) or [""]
 
     return tokens_of
 
@@ -96,16 +101,6 @@ def sari_tokenizer(options: SariOptions) -> Callable[[str], list[str]]:
 def sari_tokenize(text: str, options: SariOptions) -> list[str]:
     """The tokens of one text (see :func:`sari_tokenizer`)."""
     return sari_tokenizer(options)(text)
-
-
-def _raw_tokenizer(options: SariOptions) -> Callable[[str], list[str]]:
-    """:func:`sari_tokenizer` without its empty-text rule (an empty text has no tokens)."""
-    lowercase = options.lowercase
-    if options.tokenizer == "none":
-        return (lambda text: text.lower().split(" ")) if lowercase else (lambda text: text.split(" "))
-    tokenize = get_tokenizer(options.tokenizer).tokenize
-    tokenize = getattr(tokenize, "__wrapped__", tokenize)
-    return (lambda text: tokenize(text.lower())) if lowercase else tokenize
 
 
 def sari_rows(sources: Sequence[str], predictions: Sequence[str], references: Sequence[Sequence[str]],
