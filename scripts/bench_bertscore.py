@@ -24,6 +24,7 @@ import statistics
 import time
 from typing import Any
 
+import project
 from bertscore_common import wmt17
 
 
@@ -157,12 +158,7 @@ def forward_rate(args: argparse.Namespace, tokens: int) -> tuple[float, float, f
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--systems", type=int, default=2)
-    parser.add_argument("--segments", type=int, default=1000)
-    parser.add_argument("--layer", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser = project.bench_parser(__doc__, systems=2, segments=1000, layer=3, threads=2, repeats=3)
     parser.add_argument("--precisions", default="fp32,bf16", help="our precisions, comma-separated (fp32 first)")
     args = parser.parse_args()
     precisions = args.precisions.split(",")

@@ -210,22 +210,26 @@ def main() -> int:
     print(row("NLTK word_tokenize + meteor_score, first run", nltk_first))
     print(row("ours, meteor_scores on texts, first run", ours_first, nltk_first))
     print(f"\nMedians of {arguments.repeats} interleaved rounds.")
-    print("Texts (tokenization included):")
-    print(header)
-    print(row("NLTK word_tokenize + meteor_score", timings["nltk texts"]))
-    print(row("ours, texts, cold caches", timings["ours texts cold"], timings["nltk texts"]))
-    print(row("ours, texts, warm stems and synonym sets", timings["ours texts warm"], timings["nltk texts"]))
-    print(row("ours, references prepared once for 3 systems, cold", timings["ours prepared"], timings["nltk texts"]))
-    for name in ("ours texts cold", "ours texts warm", "ours prepared"):
-        print(f"  scores, {name}: {agreement(timings[name][2], timings['nltk texts'][2])}")
+    sections = (
+        ("Texts (tokenization included):", "nltk texts", "NLTK word_tokenize + meteor_score", (
+            ("ours, texts, cold caches", "ours texts cold"),
+            ("ours, texts, warm stems and synonym sets", "ours texts warm"),
+            ("ours, references prepared once for 3 systems, cold", "ours prepared"),
+        )),
+        ("Token lists (tokenized beforehand):", "nltk tokens", "NLTK meteor_score", (
+            ("ours, token lists, cold caches", "ours tokens cold"),
+            ("ours, token lists, warm stems and synonym sets", "ours tokens warm"),
+        )),
+    )
+    for title, oracle, oracle_name, entries in sections:
+        print(title)
+        print(header)
+        print(row(oracle_name, timings[oracle]))
+        for name, key in entries:
+            print(row(name, timings[key], timings[oracle]))
+        for _, key in entries:
+            print(f"  scores, {key}: {agreement(timings[key][2], timings[oracle][2])}")
     print(f"  scores, NLTK's first run and later runs identical: {nltk_first[2] == timings['nltk texts'][2]}")
-    print("Token lists (tokenized beforehand):")
-    print(header)
-    print(row("NLTK meteor_score", timings["nltk tokens"]))
-    print(row("ours, token lists, cold caches", timings["ours tokens cold"], timings["nltk tokens"]))
-    print(row("ours, token lists, warm stems and synonym sets", timings["ours tokens warm"], timings["nltk tokens"]))
-    for name in ("ours tokens cold", "ours tokens warm"):
-        print(f"  scores, {name}: {agreement(timings[name][2], timings['nltk tokens'][2])}")
     same_tokens = all(nltk_word_tokens(text) == tokens for text, tokens in zip(references, reference_tokens))
     print(f"  our tokens of the references equal NLTK's: {same_tokens}")
 

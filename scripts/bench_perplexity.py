@@ -25,7 +25,6 @@ against evaluate's, and the model's FLOPs per token against the machine's measur
 
 from __future__ import annotations
 
-import argparse
 import copy
 import gzip
 import json
@@ -196,11 +195,7 @@ def invariance(base: Any, texts: list[str], device: Any) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--texts", type=int, default=500)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--evaluate-batch-size", type=int, default=16)
-    parser.add_argument("--batch-size", type=int, default=16)
+    parser = project.bench_parser(__doc__, texts=500, threads=2, evaluate_batch_size=16, batch_size=16)
     parser.add_argument("--scale", type=int, default=0, help="also run ours on the texts repeated N times")
     parser.add_argument("--bf16", action="store_true")
     parser.add_argument("--skip-evaluate", action="store_true")

@@ -24,7 +24,6 @@ allocations only: pytrec_eval's C allocations are not seen).
 
 from __future__ import annotations
 
-import argparse
 import gc
 import time
 import warnings
@@ -111,11 +110,7 @@ def once(run: Callable[[], Any]) -> tuple[float, Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--queries", type=int, default=100_000)
-    parser.add_argument("--documents", type=int, default=100)
-    parser.add_argument("--judged", type=int, default=10)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser = project.bench_parser(__doc__, queries=100_000, documents=100, judged=10, repeats=3)
     parser.add_argument("--no-memory", action="store_true", help="skip the (slow) tracemalloc runs")
     arguments = parser.parse_args()
     run, qrels = corpus(arguments.queries, arguments.documents, arguments.judged)

@@ -41,7 +41,7 @@ from metrics._core.core_readability import ReadabilityOptions, flesch_kincaid_gr
 from metrics._core.core_readability import readability_example_scores, readability_from_totals, readability_rows
 from metrics._core.core_readability import readability_schema, readability_words
 from metrics._core.core_readability_syllables import english_syllables
-from metrics._core.core_readability_textstat import textstat_syllable_counter, textstat_words
+from metrics._core.core_readability_textstat import nltk_cmudict_found, textstat_syllable_counter, textstat_words
 from metrics._core.core_sentence_split import split_sentences
 
 _SENTENCE = re.compile(r"\b[^.!?]+[.!?]*")
@@ -61,12 +61,8 @@ def load_textstat():
         print(f"warning: this compares with textstat 0.7.13, found {textstat.__version__}", file=sys.stderr)
     import nltk
 
-    for resource in ("corpora/cmudict", "corpora/cmudict.zip/cmudict/"):
-        try:
-            nltk.data.find(resource)
-            return textstat
-        except LookupError:
-            continue
+    if nltk_cmudict_found():
+        return textstat
     sys.exit(f"NLTK's cmudict corpus (textstat 0.7.13 reads it) is not in {nltk.data.path}: "
              "python -m nltk.downloader cmudict")
 

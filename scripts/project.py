@@ -7,6 +7,7 @@ Scripts run as ``python scripts/<name>.py`` have ``scripts/`` on ``sys.path`` an
 
 from __future__ import annotations
 
+import argparse
 import gc
 import gzip
 import json
@@ -36,6 +37,15 @@ def use_test_helpers() -> None:
     readers."""
     if str(ROOT / "tests") not in sys.path:
         sys.path.insert(0, str(ROOT / "tests"))
+
+
+def bench_parser(description: str | None, **counts: int) -> argparse.ArgumentParser:
+    """A benchmark's command line: ``description`` (its docstring) and one integer option ``--name`` per keyword,
+    defaulting to the keyword's value."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for name, default in counts.items():
+        parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=default)
+    return parser
 
 
 def read_lines(path: Path) -> list[str]:

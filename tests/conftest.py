@@ -89,6 +89,17 @@ def load_metric(name: str):
     return _LOADED[name]
 
 
+def metric_fixture(name: str):
+    """A module-scoped fixture of the metric folder ``name``, loaded once per test module: assign it to the
+    fixture's name (``rouge = metric_fixture("rouge")``)."""
+
+    @pytest.fixture(scope="module")
+    def metric():
+        return load_metric(name)
+
+    return metric
+
+
 def read_lines(path: Path) -> list[str]:
     """Lines of a text file without their newline (exactly as a one-segment-per-line file holds them)."""
     with open(path, encoding="utf-8", newline="\n") as handle:

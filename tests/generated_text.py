@@ -4,6 +4,7 @@ of several scripts, HTML entities, empty strings, repeated n-grams, newlines and
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 WORDS = (
     "the a cat dog sat on mat house Haus über Straße naïve café 東京 北京 我们 学生 日本語 テスト 한국어 "
@@ -40,15 +41,25 @@ def similar_text(rng: random.Random, source: str) -> str:
     tokens = source.split()
     if not tokens or rng.random() < 0.1:
         return random_text(rng)
+    return " ".join(edited_words(rng, tokens, WORDS, drop_below=0.1, substitute_below=0.1, insert_below=0.2))
+
+
+def edited_words(rng: random.Random, words: list[str], vocabulary: list[str], *, drop_below: float,
+                 substitute_below: float, insert_below: float) -> list[str]:
+    """``words`` lightly edited: for each word a draw below ``drop_below`` drops it, below ``substitute_below``
+    replaces it by a word of ``vocabulary``, below ``insert_below`` puts such a word before it."""
     edited = []
-    for token in tokens:
+    for word in words:
         roll = rng.random()
-        if roll < 0.1:
+        if roll < drop_below:
             continue
-        if roll < 0.2:
-            edited.append(rng.choice(WORDS))
-        edited.append(token)
-    return " ".join(edited)
+        if roll < substitute_below:
+            edited.append(rng.choice(vocabulary))
+        elif roll < insert_below:
+            edited += [rng.choice(vocabulary), word]
+        else:
+            edited.append(word)
+    return edited
 
 
 def random_corpus(rng: random.Random, size: int, max_references: int = 4) -> tuple[list[str], list[list[str]]]:
@@ -61,6 +72,13 @@ def random_corpus(rng: random.Random, size: int, max_references: int = 4) -> tup
             [similar_text(rng, prediction) for _ in range(rng.randint(1, max_references))]
         )
     return predictions, references
+
+
+def random_corpora(rng: random.Random, count: int, max_examples: int) -> Iterator[tuple[list[str], list[list[str]]]]:
+    """``count`` corpora from :func:`random_corpus`, each of 1 to ``max_examples`` examples (drawn from ``rng``
+    between the caller's own draws)."""
+    for _ in range(count):
+        yield random_corpus(rng, rng.randint(1, max_examples))
 
 
 def padded_streams(references: list[list[str]]) -> list[list[str | None]]:

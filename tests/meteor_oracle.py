@@ -13,6 +13,7 @@ nothing global (``nltk.corpus.wordnet``, the user's ``nltk_data``) is touched.
 
 from __future__ import annotations
 
+import math
 import shutil
 import warnings
 from pathlib import Path
@@ -48,6 +49,15 @@ LEXNAMES = (
     "verb.emotion verb.motion verb.perception verb.possession verb.social verb.stative verb.weather adj.ppl"
 ).split()
 _CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
+
+# Weights outside NLTK's ranges (alpha and gamma in [0, 1], beta >= 0), non-numbers and NaN: (option, value, error).
+BAD_WEIGHTS = [
+    ("alpha", -0.01, ValueError), ("alpha", 1.01, ValueError), ("alpha", -0.1, ValueError), ("alpha", 1.5, ValueError),
+    ("alpha", math.nan, ValueError), ("alpha", "0.9", TypeError), ("alpha", True, TypeError),
+    ("beta", -1, ValueError), ("beta", math.inf, ValueError), ("beta", None, TypeError), ("beta", True, TypeError),
+    ("gamma", -0.01, ValueError), ("gamma", -0.5, ValueError), ("gamma", 1.5, ValueError), ("gamma", 2, ValueError),
+    ("gamma", math.nan, ValueError), ("gamma", None, TypeError),
+]
 
 SKIP_REASON = (
     "Debian's WordNet files are not installed (/usr/share/wordnet with index.sense): "

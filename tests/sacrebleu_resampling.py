@@ -1,5 +1,5 @@
-"""One check shared by the sacreBLEU-family modules (chrf, ter): bootstrap intervals and paired tests against
-sacreBLEU's own, on WMT17 systems."""
+"""Checks shared by the sacreBLEU-family modules (chrf, ter): sentence scores, and bootstrap intervals and paired
+tests against sacreBLEU's own on WMT17 systems."""
 
 from __future__ import annotations
 
@@ -10,6 +10,14 @@ from sacrebleu.significance import PairedTest
 
 TOLERANCE = 1e-9
 RESAMPLING_TOLERANCE = 5e-4  # sacreBLEU resamples float32 statistics, our modules exact ones
+
+
+def assert_sentence_scores_match(ours: dict[str, Any], oracle: Any, predictions: Any, references: Any) -> None:
+    """``ours["sentence_scores"]`` within TOLERANCE of ``oracle.sentence_score`` (a fresh sacreBLEU CHRF or TER,
+    whose sentence scoring keeps no state from corpus scoring) for every prediction."""
+    expected = [oracle.sentence_score(prediction, refs).score
+                for prediction, refs in zip(predictions, references, strict=True)]
+    assert max(abs(a - b) for a, b in zip(ours["sentence_scores"], expected, strict=True)) <= TOLERANCE
 
 
 def assert_resampling_matches_sacrebleu(metric: Any, oracle_class: type, wmt17: Any, size: int) -> None:

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from bertscore_oracle import as_tensor, max_diff, oracle_scores, packaged_model_path
-from conftest import METRICS_DIR, load_metric
+from conftest import METRICS_DIR, metric_fixture
 
 SUBSET = 48  # pairs per parity check in the default run; the slow tests use all 3,004
 TOLERANCE = 1e-6
@@ -30,18 +30,14 @@ def few_threads():
     torch.set_num_threads(previous)
 
 
-@pytest.fixture(scope="module")
-def bertscore():
-    return load_metric("bertscore")
+bertscore = metric_fixture("bertscore")
 
 
 @pytest.fixture(scope="module")
 def pairs(wmt17):
     references, systems = wmt17
-    names = sorted(systems)
-    hypotheses = systems[names[0]][:SUBSET]
-    second = systems[names[1]][:SUBSET]
-    return hypotheses, references[:SUBSET], second
+    first, second = (systems[name][:SUBSET] for name in sorted(systems)[:2])
+    return first, references[:SUBSET], second
 
 
 # -- parity with the oracle ------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 import sacrebleu
 
 from conftest import load_metric
-from generated_text import padded_streams, random_corpus
+from generated_text import padded_streams, random_corpora
 from metrics._core.core_mt_tokenizers import tokenize_13a
 
 
@@ -50,14 +50,8 @@ def nmt_compute_bleu(references: list[list[list[str]]], translations: list[list[
     else:
         ratio = float(translation_length) / reference_length
         bp = 1.0 if ratio > 1.0 else math.exp(1 - 1.0 / ratio)
-    return {
-        "bleu": geo_mean * bp,
-        "precisions": precisions,
-        "brevity_penalty": bp,
-        "length_ratio": ratio,
-        "translation_length": translation_length,
-        "reference_length": reference_length,
-    }
+    return dict(bleu=geo_mean * bp, precisions=precisions, brevity_penalty=bp, length_ratio=ratio,
+                translation_length=translation_length, reference_length=reference_length)
 
 
 def nmt_bleu_of_texts(predictions: list[str], references: list[list[str]], max_order: int, smooth: bool) -> dict:
@@ -108,17 +102,11 @@ def test_the_two_modes_differ_by_hand() -> None:
 def test_evaluate_compatible_equals_nmt_on_generated_corpora(smooth: bool) -> None:
     rng = random.Random(3 + smooth)
     metric = load_metric("bleu")
-    for case in range(60):
-        predictions, references = random_corpus(rng, rng.randint(1, 8))
+    for case, (predictions, references) in enumerate(random_corpora(rng, 60, 8)):
         max_order = rng.randint(1, 5)
         expected = nmt_bleu_of_texts(predictions, references, max_order, smooth)
-        ours = metric.compute(
-            predictions=predictions,
-            references=references,
-            max_order=max_order,
-            smooth=smooth,
-            evaluate_compatible=True,
-        )
+        ours = metric.compute(predictions=predictions, references=references, max_order=max_order, smooth=smooth,
+                              evaluate_compatible=True)
         assert ours == expected, f"case {case}"
 
 
@@ -127,8 +115,7 @@ def test_evaluate_compatible_equals_nmt_on_core_corpora() -> None:
     from metrics._core.core_bleu import BleuOptions, bleu_from_totals, bleu_rows, bleu_schema
 
     rng = random.Random(99)
-    for case in range(2000):
-        predictions, references = random_corpus(rng, rng.randint(1, 6))
+    for case, (predictions, references) in enumerate(random_corpora(rng, 2000, 6)):
         options = BleuOptions(max_order=rng.randint(1, 4), smooth=rng.random() < 0.5, evaluate_compatible=True)
         rows = bleu_rows(predictions, references, options)
         ours = bleu_from_totals(bleu_schema("bleu", options.max_order).totals_of_rows(rows, "s"), options)
@@ -141,8 +128,7 @@ def test_default_equals_sacrebleu_on_generated_corpora(smooth: bool) -> None:
     """Closest reference length and Lin & Och smoothing are sacreBLEU's BLEU with smooth 'none' / 'add-k'."""
     rng = random.Random(17 + smooth)
     metric = load_metric("bleu")
-    for case in range(60):
-        predictions, references = random_corpus(rng, rng.randint(1, 8))
+    for case, (predictions, references) in enumerate(random_corpora(rng, 60, 8)):
         # sacreBLEU strips trailing whitespace before tokenizing; evaluate's bleu does not
         predictions = [p.rstrip() for p in predictions]
         references = [[r.rstrip() for r in refs] for refs in references]

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import METRICS_DIR, default_and_slow, load_metric
+from conftest import METRICS_DIR, default_and_slow, metric_fixture
 from cnndm_data import SYSTEMS, cnndm_or_skip
 from meteor_oracle import (
+    BAD_WEIGHTS,
     debian_wordnet_available,
     needs_wordnet,
     oracle_meteor,
@@ -32,9 +33,7 @@ from meteor_oracle import (
 TOLERANCE = 1e-12
 
 
-@pytest.fixture(scope="module")
-def meteor():
-    return load_metric("meteor")
+meteor = metric_fixture("meteor")
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +88,7 @@ def test_cnndm_parity(meteor, cnndm, nltk_wordnet, limit: int) -> None:
 def test_generated_parity(meteor, meteor_cases, nltk_wordnet, count: int, seed: int) -> None:
     """Synonym-rich texts from WordNet lemmas, inflections, repeats, empty strings, 1-4 ragged references."""
     cases = meteor_cases(count, seed)
-    predictions = [prediction for prediction, _ in cases]
-    references = [group for _, group in cases]
+    predictions, references = (list(column) for column in zip(*cases, strict=True))
     assert len({len(group) for group in references}) > 1  # ragged
     assert_parity(meteor, predictions, references, oracle_scores(predictions, references, nltk_wordnet))
 
@@ -98,8 +96,7 @@ def test_generated_parity(meteor, meteor_cases, nltk_wordnet, count: int, seed: 
 @needs_wordnet
 def test_other_weights_match_nltk(meteor, meteor_cases, nltk_wordnet) -> None:
     cases = meteor_cases(100, seed=41)
-    predictions = [prediction for prediction, _ in cases]
-    references = [group for _, group in cases]
+    predictions, references = (list(column) for column in zip(*cases, strict=True))
     weights = {"alpha": 0.75, "beta": 1.5, "gamma": 0.25}
     assert_parity(meteor, predictions, references, oracle_scores(predictions, references, nltk_wordnet, **weights),
                   **weights)
@@ -118,8 +115,7 @@ def test_identical_texts_score_below_one(meteor, nltk_wordnet) -> None:
 @needs_wordnet
 def test_pre_tokenized_input_and_tokenizer_option(meteor, meteor_cases, nltk_wordnet) -> None:
     cases = meteor_cases(100, seed=43)
-    predictions = [prediction for prediction, _ in cases]
-    references = [group for _, group in cases]
+    predictions, references = (list(column) for column in zip(*cases, strict=True))
     split_scores = [
         oracle_meteor([reference.split() for reference in group], prediction.split(), nltk_wordnet)
         for prediction, group in zip(predictions, references)
@@ -157,8 +153,7 @@ def test_statistics_shards_and_bootstrap(meteor, meteor_cases, nltk_wordnet) -> 
     from metrics._core.core_resample import as_stats_matrix, bootstrap_interval
 
     cases = meteor_cases(120, seed=47)
-    predictions = [prediction for prediction, _ in cases]
-    references = [group for _, group in cases]
+    predictions, references = (list(column) for column in zip(*cases, strict=True))
     theirs = oracle_scores(predictions, references, nltk_wordnet)
     stats = meteor.example_stats(predictions=predictions, references=references)
     assert stats["meteor"] == theirs and stats["count"] == [1] * 120
@@ -186,8 +181,7 @@ def test_statistics_shards_and_bootstrap(meteor, meteor_cases, nltk_wordnet) -> 
 @needs_wordnet
 def test_add_batch_then_compute(meteor, meteor_cases) -> None:
     cases = meteor_cases(60, seed=53)
-    predictions = [prediction for prediction, _ in cases]
-    references = [group for _, group in cases]
+    predictions, references = (list(column) for column in zip(*cases, strict=True))
     expected = meteor.compute(predictions=predictions, references=references)
     for start in range(0, 60, 25):
         meteor.add_batch(predictions=predictions[start : start + 25], references=references[start : start + 25])
@@ -204,21 +198,7 @@ def test_add_batch_then_compute(meteor, meteor_cases) -> None:
 
 @pytest.mark.parametrize(
     ("argument", "value", "error"),
-    [
-        ("alpha", -0.1, ValueError),
-        ("alpha", 1.5, ValueError),
-        ("alpha", math.nan, ValueError),
-        ("alpha", "0.9", TypeError),
-        ("beta", -1, ValueError),
-        ("beta", math.inf, ValueError),
-        ("beta", True, TypeError),
-        ("gamma", -0.01, ValueError),
-        ("gamma", 2, ValueError),
-        ("gamma", None, TypeError),
-        ("synonyms", "no", TypeError),
-        ("tokenizer", "nltk", TypeError),
-        ("n_bootstrap", 1, ValueError),
-    ],
+    [*BAD_WEIGHTS, ("synonyms", "no", TypeError), ("tokenizer", "nltk", TypeError), ("n_bootstrap", 1, ValueError)],
 )
 def test_bad_options_are_rejected(meteor, argument, value, error) -> None:
     with pytest.raises(error, match=f"meteor: `{argument}`"):

@@ -18,6 +18,7 @@ import pytest
 from cnndm_data import SYSTEMS, cnndm_or_skip
 from conftest import default_and_slow
 from meteor_oracle import (
+    BAD_WEIGHTS,
     DEBIAN_WORDNET,
     SKIP_REASON,
     NoSynonyms,
@@ -256,8 +257,7 @@ class CaseGenerator:
 @pytest.mark.parametrize("count, seed", default_and_slow((400, 2024), (2000, 7)))
 def test_generated_parity(meteor_cases, options, nltk_wordnet, count: int, seed: int) -> None:
     cases = meteor_cases(count, seed)
-    predictions = [prediction for prediction, _ in cases]
-    references = [group for _, group in cases]
+    predictions, references = (list(column) for column in zip(*cases, strict=True))
     ours = meteor_scores(predictions, references, options)
     theirs = oracle_scores(predictions, references, nltk_wordnet)
     mismatches, worst, identical = compare(ours, theirs)
@@ -306,29 +306,13 @@ def test_synonym_sets_match_nltk_on_generated_vocabulary(meteor_cases, nltk_word
 )
 def test_parity_with_other_weights(meteor_cases, nltk_wordnet, weights) -> None:
     cases = meteor_cases(150, seed=5)
-    predictions = [prediction for prediction, _ in cases]
-    references = [group for _, group in cases]
+    predictions, references = (list(column) for column in zip(*cases, strict=True))
     ours = meteor_scores(predictions, references, MeteorOptions(wordnet=str(DEBIAN_WORDNET), **weights))
     theirs = oracle_scores(predictions, references, nltk_wordnet, **weights)
     assert compare(ours, theirs)[0] == 0
 
 
-@pytest.mark.parametrize(
-    ("argument", "value", "error"),
-    [
-        ("alpha", -0.01, ValueError),
-        ("alpha", 1.01, ValueError),
-        ("alpha", math.nan, ValueError),
-        ("alpha", "0.9", TypeError),
-        ("alpha", True, TypeError),
-        ("beta", -1, ValueError),
-        ("beta", math.inf, ValueError),
-        ("beta", None, TypeError),
-        ("gamma", -0.5, ValueError),
-        ("gamma", 1.5, ValueError),
-        ("gamma", math.nan, ValueError),
-    ],
-)
+@pytest.mark.parametrize(("argument", "value", "error"), BAD_WEIGHTS)
 def test_out_of_range_weights_are_rejected(argument, value, error) -> None:
     with pytest.raises(error, match=f"meteor: `{argument}`"):
         meteor_options(**{argument: value})
@@ -351,8 +335,7 @@ def test_other_options_are_checked() -> None:
 @needs_wordnet
 def test_exact_and_stem_mode_matches_nltk_without_synonyms(meteor_cases, nltk_wordnet) -> None:
     cases = meteor_cases(300, seed=3)
-    predictions = [prediction for prediction, _ in cases]
-    references = [group for _, group in cases]
+    predictions, references = (list(column) for column in zip(*cases, strict=True))
     ours = meteor_scores(predictions, references, MeteorOptions(synonyms=False))
     theirs = oracle_scores(predictions, references, NoSynonyms())
     assert compare(ours, theirs)[0] == 0
@@ -399,8 +382,7 @@ def test_pre_tokenized_input_matches_nltk(meteor_cases, options, nltk_wordnet) -
 @needs_wordnet
 def test_tokenizer_callable(meteor_cases, options, nltk_wordnet) -> None:
     cases = meteor_cases(200, seed=19)
-    predictions = [prediction for prediction, _ in cases]
-    references = [group for _, group in cases]
+    predictions, references = (list(column) for column in zip(*cases, strict=True))
     ours = meteor_scores(predictions, references, MeteorOptions(wordnet=str(DEBIAN_WORDNET), tokenizer=str.split))
     theirs = [
         oracle_meteor([reference.split() for reference in group], prediction.split(), nltk_wordnet)
@@ -467,8 +449,7 @@ def test_input_checks() -> None:
 @needs_wordnet
 def test_statistics_give_the_mean_of_the_oracle_scores(meteor_cases, options, nltk_wordnet) -> None:
     cases = meteor_cases(300, seed=23)
-    predictions = [prediction for prediction, _ in cases]
-    references = [group for _, group in cases]
+    predictions, references = (list(column) for column in zip(*cases, strict=True))
     schema = meteor_schema()
     assert schema.names == ("meteor", "count")
     signature = options.stats_signature()

@@ -18,7 +18,7 @@ import torch
 import transformers
 
 import evaluate  # noqa: E402
-from conftest import METRICS_DIR, load_metric  # noqa: E402
+from conftest import METRICS_DIR, load_metric, metric_fixture  # noqa: E402
 from generated_text import random_text  # noqa: E402
 from perplexity_oracle import evaluate_perplexity  # noqa: E402
 from test_lm_core import TOLERANCE, plain_nll, tiny_gpt2, tiny_llama, train_tokenizer  # noqa: E402
@@ -29,9 +29,7 @@ from metrics._core.core_lm_perplexity import PerplexityOptions, perplexity_per_t
 LN2 = math.log(2.0)
 
 
-@pytest.fixture(scope="module")
-def metric():
-    return load_metric("perplexity")
+metric = metric_fixture("perplexity")
 
 
 @pytest.fixture(scope="module")

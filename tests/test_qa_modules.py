@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 import pytest
 
-from conftest import load_metric
+from conftest import metric_fixture
 from generated_text import random_text, similar_text
 
 TOLERANCE = 1e-12
@@ -93,9 +93,7 @@ def exact_match_cases(seed: int, count: int):
         yield predictions, references, options
 
 
-@pytest.fixture(scope="module")
-def exact_match():
-    return load_metric("exact_match")
+exact_match = metric_fixture("exact_match")
 
 
 def test_exact_match_parity(exact_match) -> None:
@@ -325,14 +323,10 @@ def _close(ours: dict, theirs: dict) -> bool:
         type(ours[key]) is type(theirs[key]) and abs(ours[key] - theirs[key]) <= TOLERANCE for key in theirs)
 
 
-@pytest.fixture(scope="module")
-def squad():
-    return load_metric("squad")
+squad = metric_fixture("squad")
 
 
-@pytest.fixture(scope="module")
-def squad_v2():
-    return load_metric("squad_v2")
+squad_v2 = metric_fixture("squad_v2")
 
 
 def test_squad_parity(squad) -> None:

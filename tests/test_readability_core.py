@@ -26,7 +26,7 @@ from metrics._core.core_readability import (
     readability_text_scores,
 )
 from metrics._core.core_readability_syllables import english_syllables
-from metrics._core.core_readability_textstat import CmudictNotFoundError, textstat_words
+from metrics._core.core_readability_textstat import CmudictNotFoundError, nltk_cmudict_found, textstat_words
 
 DEFAULT = ReadabilityOptions.resolve("readability", {})
 COMPAT_GIVEN = {"textstat_compatible": True}
@@ -243,17 +243,6 @@ def generated_texts(rng: random.Random, count: int) -> list[str]:
         texts.append(text if rng.random() < 0.7 else text.strip())
     return texts
 
-
-def nltk_cmudict_found() -> bool:
-    import nltk
-
-    for resource in ("corpora/cmudict", "corpora/cmudict.zip/cmudict/"):
-        try:
-            nltk.data.find(resource)
-            return True
-        except LookupError:
-            continue
-    return False
 
 
 def write_nltk_cmudict(folder: Path, dictionary: dict[str, list[list[str]]]) -> None:

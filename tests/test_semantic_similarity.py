@@ -10,21 +10,18 @@ import pytest
 import torch
 
 from bertscore_oracle import packaged_model_path
-from conftest import load_metric
+from conftest import metric_fixture
 
 TOLERANCE = 1e-6
 
 
-@pytest.fixture(scope="module")
-def similarity():
-    return load_metric("semantic_similarity")
+similarity = metric_fixture("semantic_similarity")
 
 
 @pytest.fixture(scope="module")
 def texts(wmt17):
     references, systems = wmt17
-    hypotheses = systems[sorted(systems)[2]][:48]
-    return hypotheses, references[:48]
+    return systems[sorted(systems)[2]][:48], references[:48]
 
 
 def manual_embeddings(texts: list[str]) -> torch.Tensor:

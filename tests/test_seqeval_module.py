@@ -15,7 +15,7 @@ import warnings
 
 import pytest
 
-from conftest import load_metric
+from conftest import metric_fixture
 
 from seqeval import metrics as seqeval_metrics
 from seqeval import scheme as seqeval_scheme
@@ -130,9 +130,7 @@ def scheme_corpus(rng: random.Random, scheme: str, *, suffix: bool = False, inva
     return predictions, references
 
 
-@pytest.fixture(scope="module")
-def seqeval():
-    return load_metric("seqeval")
+seqeval = metric_fixture("seqeval")
 
 
 def _compare(seqeval, cases, options) -> tuple[int, list]:

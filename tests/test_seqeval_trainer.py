@@ -16,6 +16,7 @@ import datasets
 from seqeval import metrics as seqeval_metrics
 
 from conftest import load_metric  # noqa: E402
+from labelled_argmax import labelled_argmax  # noqa: E402
 
 ID2LABEL = {0: "O", 1: "B-PER", 2: "I-PER", 3: "B-LOC", 4: "I-LOC", 5: "B-MISC"}
 
@@ -59,16 +60,9 @@ def model():
 
 
 def _direct_tags(model, examples) -> tuple[list[list[str]], list[list[str]]]:
-    model.eval()
-    predictions, references = [], []
-    with torch.no_grad():
-        for example in examples:
-            logits = model(input_ids=torch.tensor([example["input_ids"]])).logits[0]
-            labels = np.array(example["labels"])
-            keep = labels != -100
-            predictions.append([ID2LABEL[int(i)] for i in logits.argmax(-1).numpy()[keep]])
-            references.append([ID2LABEL[int(i)] for i in labels[keep]])
-    return predictions, references
+    pairs = labelled_argmax(model, examples)
+    return ([[ID2LABEL[int(i)] for i in predicted] for predicted, _ in pairs],
+            [[ID2LABEL[int(i)] for i in labels] for _, labels in pairs])
 
 
 def test_trainer_evaluate_equals_seqeval_on_tags(model, tmp_path: Path) -> None:

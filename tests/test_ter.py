@@ -11,7 +11,7 @@ from sacrebleu.metrics.ter import TER
 
 from conftest import load_metric, wmt17_ragged
 from generated_text import padded_streams, random_corpus
-from sacrebleu_resampling import TOLERANCE, assert_resampling_matches_sacrebleu
+from sacrebleu_resampling import TOLERANCE, assert_resampling_matches_sacrebleu, assert_sentence_scores_match
 
 SACREBLEU_NAMES = {"normalized": "normalized", "ignore_punct": "no_punct",
                    "support_zh_ja_chars": "asian_support", "case_sensitive": "case_sensitive"}
@@ -50,9 +50,7 @@ def test_wmt17_ragged_references_and_sentence_scores(wmt17) -> None:
     theirs = oracle.corpus_score(hypotheses, streams)
     assert_same(ours, theirs, "ragged")
     assert ours["signature"] == oracle.get_signature().format() and "nrefs:var" in ours["signature"]
-    sentence = TER()
-    expected = [sentence.sentence_score(h, refs).score for h, refs in zip(hypotheses, ragged, strict=True)]
-    assert max(abs(a - b) for a, b in zip(ours["sentence_scores"], expected, strict=True)) <= TOLERANCE
+    assert_sentence_scores_match(ours, TER(), hypotheses, ragged)
 
 
 def test_generated_corpora_through_the_module() -> None:
@@ -66,9 +64,7 @@ def test_generated_corpora_through_the_module() -> None:
         theirs = oracle.corpus_score(predictions, padded_streams(references))
         assert_same(ours, theirs, (index, options))
         assert ours["signature"] == oracle.get_signature().format()
-        sentence = sacrebleu_ter(options)
-        expected = [sentence.sentence_score(p, refs).score for p, refs in zip(predictions, references, strict=True)]
-        assert all(abs(a - b) <= TOLERANCE for a, b in zip(ours["sentence_scores"], expected, strict=True))
+        assert_sentence_scores_match(ours, sacrebleu_ter(options), predictions, references)
 
 
 def test_bootstrap_and_paired_tests_match_sacrebleu(wmt17) -> None:

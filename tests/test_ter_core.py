@@ -18,7 +18,7 @@ from sacrebleu.metrics.ter import TER
 from sacrebleu.utils import sum_of_lists
 
 from conftest import sentence_and_corpus_scores
-from generated_text import WORDS, padded_streams, random_text, similar_text
+from generated_text import WORDS, edited_words, padded_streams, random_text, similar_text
 from metrics._core import core_ter, core_ter_align
 from metrics._core.core_ter import TerOptions
 from metrics._core.core_ter_tokenize import TercomTokenizer
@@ -95,18 +95,7 @@ def reordered(rng: random.Random, words: list[str], moves: int | None = None) ->
         i, j = rng.randrange(len(blocks)), rng.randrange(len(blocks))
         blocks[i], blocks[j] = blocks[j], blocks[i]
     moved = [word for block in blocks for word in block]
-    edited = []
-    for word in moved:
-        roll = rng.random()
-        if roll < 0.05:
-            continue
-        if roll < 0.1:
-            edited.append(rng.choice(SMALL_VOCABULARY))
-        elif roll < 0.13:
-            edited += [rng.choice(SMALL_VOCABULARY), word]
-        else:
-            edited.append(word)
-    return edited
+    return edited_words(rng, moved, SMALL_VOCABULARY, drop_below=0.05, substitute_below=0.1, insert_below=0.13)
 
 
 def ter_case(rng: random.Random, long_share: float = 0.006) -> tuple[str, list[str]]:

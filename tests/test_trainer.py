@@ -15,6 +15,7 @@ import transformers
 import datasets
 
 from conftest import load_metric  # noqa: E402
+from labelled_argmax import labelled_argmax  # noqa: E402
 
 SENTENCES = [
     "The cat sat on the mat near the window.",
@@ -45,20 +46,10 @@ def reference_decode(ids: np.ndarray, tokenizer) -> list[str]:
 def test_seq2seq_trainer_with_generate(tokenizer, tmp_path: Path) -> None:
     torch.manual_seed(0)
     config = transformers.BartConfig(
-        vocab_size=tokenizer.vocab_size,
-        d_model=16,
-        encoder_layers=1,
-        decoder_layers=1,
-        encoder_attention_heads=2,
-        decoder_attention_heads=2,
-        encoder_ffn_dim=32,
-        decoder_ffn_dim=32,
-        max_position_embeddings=64,
-        pad_token_id=tokenizer.pad_token_id,
-        bos_token_id=tokenizer.cls_token_id,
-        eos_token_id=tokenizer.sep_token_id,
-        decoder_start_token_id=tokenizer.cls_token_id,
-        forced_eos_token_id=None,
+        vocab_size=tokenizer.vocab_size, d_model=16, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+        decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=64,
+        pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.cls_token_id, eos_token_id=tokenizer.sep_token_id,
+        decoder_start_token_id=tokenizer.cls_token_id, forced_eos_token_id=None,
     )
     model = transformers.BartForConditionalGeneration(config)
     model.generation_config.max_new_tokens = 8
@@ -99,14 +90,8 @@ def test_seq2seq_trainer_with_generate(tokenizer, tmp_path: Path) -> None:
 
 def test_trainer_with_token_classification_head_and_logits(tokenizer, tmp_path: Path) -> None:
     torch.manual_seed(0)
-    config = transformers.BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=64,
-    )
+    config = transformers.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=16, num_hidden_layers=1,
+                                     num_attention_heads=2, intermediate_size=32, max_position_embeddings=64)
     model = transformers.BertForMaskedLM(config)
     rng = np.random.default_rng(0)
 
@@ -126,24 +111,16 @@ def test_trainer_with_token_classification_head_and_logits(tokenizer, tmp_path: 
         output_dir=str(tmp_path), per_device_eval_batch_size=3, report_to=[], use_cpu=True, disable_tqdm=True
     )
     trainer = transformers.Trainer(
-        model=model,
-        args=arguments,
-        eval_dataset=dataset,
+        model=model, args=arguments, eval_dataset=dataset,
         data_collator=transformers.DataCollatorForTokenClassification(tokenizer),
         compute_metrics=sacrebleu.for_trainer(tokenizer, predictions_from="logits"),
         preprocess_logits_for_metrics=sacrebleu.preprocess_logits_for_metrics,
     )
     reported = trainer.evaluate()
     # independent computation: full logits -> argmax -> keep labelled positions -> decode
-    model.eval()
-    predictions, references = [], []
-    with torch.no_grad():
-        for example in dataset:
-            logits = model(input_ids=torch.tensor([example["input_ids"]])).logits[0]
-            labels = np.array(example["labels"])
-            mask = labels != -100
-            predictions.append(tokenizer.decode(logits.argmax(-1).numpy()[mask], skip_special_tokens=True).strip())
-            references.append(tokenizer.decode(labels[mask], skip_special_tokens=True).strip())
+    pairs = labelled_argmax(model, dataset)
+    predictions = [tokenizer.decode(predicted, skip_special_tokens=True).strip() for predicted, _ in pairs]
+    references = [tokenizer.decode(labels, skip_special_tokens=True).strip() for _, labels in pairs]
     direct = sacrebleu.compute(predictions=predictions, references=references)
     assert reported["eval_sacrebleu_score"] == pytest.approx(direct["score"], abs=1e-9)
     assert reported["eval_sacrebleu_sys_len"] == direct["sys_len"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .core_resample import approximate_randomization_test, as_stats_matrix, bootstrap_interval
+from .core_resample import approximate_randomization_test, as_stats_matrix
 from .core_resample import paired_bootstrap_test
 
 # The docstring lines of the options and outputs this mixin adds (evaluate's inputs description of a metric).
@@ -81,9 +81,7 @@ class SacrebleuResampling:
         matrix = as_stats_matrix(rows)
         outputs: dict[str, Any] = {}
         if options.confidence:
-            interval = bootstrap_interval(
-                matrix, score, n_samples=options.n_bootstrap, seed=options.seed, level=options.confidence_level
-            )
+            interval = options.interval(matrix, score)
             outputs.update(confidence_mean=interval.mean, confidence_low=interval.low,
                            confidence_high=interval.high, confidence_half_width=interval.half_width)
         if options.baseline_predictions is not None:

@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .core_checks import check_list, warn_caller
+from .core_checks import check_list, check_names, warn_caller
 from .core_options import MetricOptions, boolean, choice, integer, number, option, optional
 from .core_rouge155_bootstrap import bootstrap_averages
 from .core_rouge155_counts import ngram_hits, skip_bigram_hits, skip_pair_count, text_offsets
@@ -93,24 +93,18 @@ def _rouge_types(metric: str, name: str, value: Any) -> tuple[str, ...]:
     """A non-empty list of distinct measure names (None: the default ones)."""
     if value is None:
         return DEFAULT_ROUGE155_TYPES
-    if isinstance(value, str) or not isinstance(value, (tuple, list)):
-        raise TypeError(
-            f"{metric}: `{name}` must be a list of measure names such as ['rouge1', 'rougeL'], "
-            f"got {type(value).__name__} ({value!r:.60})"
+    names = check_names(
+        metric, name, value, known=lambda entry: entry == "rougeLsum" or parse_rouge155_type(entry) is not None,
+        valid=VALID_ROUGE155_TYPES, example="['rouge1', 'rougeL']",
+    )
+    if "rougeLsum" in names:
+        raise ValueError(
+            f"{metric}: unknown `{name}[{names.index('rougeLsum')}]` 'rougeLsum': ROUGE-1.5.5's rougeL is already the "
+            "summary-level LCS over the newline-separated sentences (what rouge-score calls rougeLsum); pass 'rougeL'"
         )
-    if not value:
-        raise ValueError(f"{metric}: `{name}` is empty; valid measures: {VALID_ROUGE155_TYPES}")
-    for index, entry in enumerate(value):
-        if entry == "rougeLsum":
-            raise ValueError(
-                f"{metric}: unknown `{name}[{index}]` 'rougeLsum': ROUGE-1.5.5's rougeL is already the summary-level "
-                "LCS over the newline-separated sentences (what rouge-score calls rougeLsum); pass 'rougeL'"
-            )
-        if not isinstance(entry, str) or parse_rouge155_type(entry) is None:
-            raise ValueError(f"{metric}: unknown `{name}[{index}]` {entry!r:.60}; valid measures: {VALID_ROUGE155_TYPES}")
-    if len(set(value)) != len(value):
-        raise ValueError(f"{metric}: `{name}` lists a measure twice: {list(value)}")
-    return tuple(value)
+    if len(set(names)) != len(names):
+        raise ValueError(f"{metric}: `{name}` lists a measure twice: {list(names)}")
+    return names
 
 
 def _eval_ids(metric: str, name: str, value: Any) -> tuple[str, ...]:

@@ -84,25 +84,35 @@ def resolve_model(metric: str, model_type: Any) -> ModelSource:
     if not isinstance(model_type, (str, Path)):
         raise TypeError(f"{metric}: `model_type` must be a string (a local folder or a cached model name), "
                         f"got {type(model_type).__name__}")
-    folder = Path(model_type).expanduser()
+    folder = offline_model_folder(
+        metric, "model_type", model_type, kinds="a local folder",
+        otherwise=f"pass a local folder; with no `model_type` the packaged {PACKAGED_MODEL_NAME} is used",
+    )
+    return ModelSource(str(model_type), folder, packaged=False)
+
+
+def offline_model_folder(metric: str, argument: str, name: str | Path, *, kinds: str, otherwise: str) -> Path:
+    """The folder of the model ``name``: a local folder with a config.json, or the model's snapshot in the local
+    Hugging Face cache. Nothing is downloaded; the error for a name found nowhere lists the ``kinds`` of names
+    accepted and what to do ``otherwise``."""
+    folder = Path(name).expanduser()
     if folder.is_dir():
         if not (folder / "config.json").is_file():
-            raise ValueError(f"{metric}: `model_type` folder {str(folder)!r} has no config.json; it is not a model")
-        return ModelSource(str(model_type), folder.resolve(), packaged=False)
+            raise ValueError(f"{metric}: `{argument}` folder {str(folder)!r} has no config.json; it is not a model")
+        return folder.resolve()
     try:
         from huggingface_hub import snapshot_download
 
-        cached = Path(snapshot_download(str(model_type), local_files_only=True))
+        cached = Path(snapshot_download(str(name), local_files_only=True))
     except Exception as error:  # noqa: BLE001 - any failure means: not available offline
         raise ValueError(
-            f"{metric}: `model_type` {str(model_type)!r} is not available offline: it is neither a local folder "
-            f"nor a model in the local Hugging Face cache, and nothing is downloaded. Download it once "
-            f"(`huggingface-cli download {model_type}`) or pass a local folder; with no `model_type` the packaged "
-            f"{PACKAGED_MODEL_NAME} is used"
+            f"{metric}: `{argument}` {str(name)!r} is not available offline: it is neither {kinds} nor a model in "
+            f"the local Hugging Face cache, and nothing is downloaded. Download it once "
+            f"(`huggingface-cli download {name}`) or {otherwise}"
         ) from error
     if not (cached / "config.json").is_file():
-        raise ValueError(f"{metric}: `model_type` {str(model_type)!r} in the local cache has no config.json")
-    return ModelSource(str(model_type), cached, packaged=False)
+        raise ValueError(f"{metric}: `{argument}` {str(name)!r} in the local cache has no config.json")
+    return cached
 
 
 def _count_layers(model: Any) -> int:

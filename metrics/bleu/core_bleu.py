@@ -347,16 +347,8 @@ def sacrebleu_corpus_score(totals: Mapping[str, Any], options: SacreBleuOptions)
 
 def _sacrebleu_of_totals(totals: Mapping[str, Any], options: SacreBleuOptions) -> dict[str, Any]:
     """:func:`sacrebleu_score` of named totals with the options' smoothing and effective order."""
-    matches, counts, sys_len, ref_len = split_totals(totals, options.max_order)
-    return sacrebleu_score(
-        matches,
-        counts,
-        sys_len,
-        ref_len,
-        smooth_method=options.smooth_method,
-        smooth_value=options.smooth_value,
-        effective_order=options.effective_order,
-    )
+    return sacrebleu_score(*split_totals(totals, options.max_order), smooth_method=options.smooth_method,
+                           smooth_value=options.smooth_value, effective_order=options.effective_order)
 
 
 def tokenizer_identity(tokenizer: Callable[[str], Sequence[str]]) -> str | None:
@@ -441,12 +433,5 @@ def bleu_rows(
 
 def bleu_from_totals(totals: Mapping[str, Any], options: BleuOptions) -> dict[str, Any]:
     """evaluate's ``bleu`` result from named totals."""
-    matches, counts, translation_length, reference_length = split_totals(totals, options.max_order)
-    return bleu_score(
-        matches,
-        counts,
-        translation_length,
-        reference_length,
-        smooth=options.smooth,
-        smooth_unigrams=options.evaluate_compatible,
-    )
+    return bleu_score(*split_totals(totals, options.max_order), smooth=options.smooth,
+                      smooth_unigrams=options.evaluate_compatible)

@@ -114,52 +114,32 @@ def _p_value(statistics: np.ndarray, observed: float) -> float:
     return (int(np.sum(statistics > observed)) + 1) / (len(statistics) + 1)
 
 
-def _check_paired(baseline_stats: np.ndarray, system_stats: np.ndarray) -> None:
+def _paired_scores(baseline_stats: np.ndarray, system_stats: np.ndarray, score: ScoreFn) -> tuple[float, float]:
+    """The baseline's and the system's corpus scores, once both are known to cover the same examples."""
     if baseline_stats.shape != system_stats.shape:
         raise ValueError(
             f"paired test: the baseline has {baseline_stats.shape[0]} examples and the system "
             f"{system_stats.shape[0]}; both must be scored on the same examples"
         )
+    return score(baseline_stats.sum(axis=0)), score(system_stats.sum(axis=0))
 
 
-def paired_bootstrap_test(
-    baseline_stats: np.ndarray,
-    system_stats: np.ndarray,
-    score: ScoreFn,
-    *,
-    n_samples: int = 1000,
-    seed: int | None = DEFAULT_SEED,
-) -> PairedTestResult:
+def paired_bootstrap_test(baseline_stats: np.ndarray, system_stats: np.ndarray, score: ScoreFn, *,
+                          n_samples: int = 1000, seed: int | None = DEFAULT_SEED) -> PairedTestResult:
     """Paired bootstrap resampling (Koehn 2004; Moses' bootstrap-hypothesis-difference-significance.pl)."""
-    _check_paired(baseline_stats, system_stats)
-    baseline_score = score(baseline_stats.sum(axis=0))
-    system_score = score(system_stats.sum(axis=0))
+    baseline_score, system_score = _paired_scores(baseline_stats, system_stats, score)
     baseline_scores = bootstrap_scores(baseline_stats, score, n_samples=n_samples, seed=seed)
     system_scores = bootstrap_scores(system_stats, score, n_samples=n_samples, seed=seed)
     differences = np.abs(system_scores - baseline_scores)
     p_value = _p_value(differences - differences.mean(), abs(baseline_score - system_score))
-    return PairedTestResult(
-        method="bs",
-        p_value=p_value,
-        system_score=system_score,
-        baseline_score=baseline_score,
-        n_samples=n_samples,
-        seed=seed,
-    )
+    return PairedTestResult(method="bs", p_value=p_value, system_score=system_score, baseline_score=baseline_score,
+                            n_samples=n_samples, seed=seed)
 
 
-def approximate_randomization_test(
-    baseline_stats: np.ndarray,
-    system_stats: np.ndarray,
-    score: ScoreFn,
-    *,
-    n_samples: int = 10000,
-    seed: int | None = DEFAULT_SEED,
-) -> PairedTestResult:
+def approximate_randomization_test(baseline_stats: np.ndarray, system_stats: np.ndarray, score: ScoreFn, *,
+                                   n_samples: int = 10000, seed: int | None = DEFAULT_SEED) -> PairedTestResult:
     """Paired two-sided approximate randomization (Riezler & Maxwell 2005), as in multeval and sacreBLEU."""
-    _check_paired(baseline_stats, system_stats)
-    baseline_score = score(baseline_stats.sum(axis=0))
-    system_score = score(system_stats.sum(axis=0))
+    baseline_score, system_score = _paired_scores(baseline_stats, system_stats, score)
     rng = np.random.default_rng(seed)
     n_examples = baseline_stats.shape[0]
     differences = np.empty(n_samples, dtype=np.float64)
@@ -173,11 +153,5 @@ def approximate_randomization_test(
         for offset in range(rows):
             differences[start + offset] = abs(score(shuffled_a[offset]) - score(shuffled_b[offset]))
     p_value = _p_value(differences, abs(baseline_score - system_score))
-    return PairedTestResult(
-        method="ar",
-        p_value=p_value,
-        system_score=system_score,
-        baseline_score=baseline_score,
-        n_samples=n_samples,
-        seed=seed,
-    )
+    return PairedTestResult(method="ar", p_value=p_value, system_score=system_score, baseline_score=baseline_score,
+                            n_samples=n_samples, seed=seed)

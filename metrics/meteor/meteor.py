@@ -8,7 +8,7 @@ from typing import Any
 import evaluate
 
 from .core_metric import About, Batch, StatsMetric
-from .core_resample import as_stats_matrix, bootstrap_interval
+from .core_resample import as_stats_matrix
 from .core_stats import StatsSchema
 from .core_meteor import MeteorOptions, meteor_from_totals, meteor_of_sums, meteor_rows, meteor_schema
 from .core_meteor_inputs import TEXT_OR_TOKEN_PAIRS
@@ -172,6 +172,5 @@ class Meteor(StatsMetric, evaluate.Metric):
                        options: MeteorOptions) -> dict[str, float]:
         schema = self.schema(options)
         matrix = as_stats_matrix([[float(value) for value in row] for row in rows])
-        interval = bootstrap_interval(matrix, lambda sums: meteor_of_sums(sums, schema), n_samples=options.n_bootstrap,
-                                      seed=options.seed, level=options.confidence_level)
+        interval = options.interval(matrix, lambda sums: meteor_of_sums(sums, schema))
         return {"meteor_low": interval.low, "meteor_high": interval.high}

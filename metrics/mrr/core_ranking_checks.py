@@ -12,7 +12,7 @@ C-level pass per check and only an invalid one is searched for the offending ent
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import chain, islice
 from operator import methodcaller
 from typing import Any
@@ -73,18 +73,26 @@ def _is_integer_type(kind: type) -> bool:
     return issubclass(kind, (numbers.Integral, np.integer)) and not issubclass(kind, (bool, np.bool_))
 
 
+def _check_types(metric: str, argument: str, mappings: Sequence[Mapping[str, Any]], flat: list[Any],
+                 ends: np.ndarray, usual: set[type], accepts: Callable[[type], bool], what: str) -> None:
+    """Raise naming ``argument[i][doc]`` for the first value of ``flat`` whose type ``accepts`` refuses (the
+    ``usual`` types are accepted without asking)."""
+    kinds = set(map(type, flat))
+    if kinds <= usual:
+        return
+    bad = {kind for kind in kinds if not accepts(kind)}
+    if bad:
+        position = next(i for i, value in enumerate(flat) if type(value) in bad)
+        index, doc = _locate(mappings, ends, position)
+        raise TypeError(
+            f"{metric}: `{argument}[{index}][{doc!r:.60}]` must be {what}, got {type(flat[position]).__name__} "
+            f"({flat[position]!r:.60})"
+        )
+
+
 def _scores(metric: str, runs: Sequence[Mapping[str, Any]], flat: list[Any], ends: np.ndarray) -> np.ndarray:
     """The scores as float64, or raise naming ``runs[i][doc]`` for a non-number or NaN."""
-    kinds = set(map(type, flat))
-    if not kinds <= {float, int}:
-        bad = {kind for kind in kinds if not _is_number_type(kind)}
-        if bad:
-            position = next(i for i, value in enumerate(flat) if type(value) in bad)
-            index, doc = _locate(runs, ends, position)
-            raise TypeError(
-                f"{metric}: `runs[{index}][{doc!r:.60}]` must be a number (the document's score), got "
-                f"{type(flat[position]).__name__} ({flat[position]!r:.60})"
-            )
+    _check_types(metric, "runs", runs, flat, ends, {float, int}, _is_number_type, "a number (the document's score)")
     try:
         scores = np.fromiter(flat, dtype=np.float64, count=len(flat))
     except (OverflowError, ValueError, TypeError):
@@ -109,16 +117,8 @@ def _scores(metric: str, runs: Sequence[Mapping[str, Any]], flat: list[Any], end
 def _grades(metric: str, qrels: Sequence[Mapping[str, Any]], flat: list[Any], ends: np.ndarray,
             checked: bool) -> np.ndarray:
     """The relevance grades as int64, or raise naming ``qrels[i][doc]`` for a non-integer or one beyond 64 bits."""
-    kinds = set() if checked else set(map(type, flat))
-    if not kinds <= {int}:
-        bad = {kind for kind in kinds if not _is_integer_type(kind)}
-        if bad:
-            position = next(i for i, value in enumerate(flat) if type(value) in bad)
-            index, doc = _locate(qrels, ends, position)
-            raise TypeError(
-                f"{metric}: `qrels[{index}][{doc!r:.60}]` must be an integer relevance grade, got "
-                f"{type(flat[position]).__name__} ({flat[position]!r:.60})"
-            )
+    if not checked:
+        _check_types(metric, "qrels", qrels, flat, ends, {int}, _is_integer_type, "an integer relevance grade")
     try:
         return np.array(flat, dtype=np.int64)
     except OverflowError:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 
@@ -53,48 +53,54 @@ def _records(path: str | os.PathLike[str], fields: int, exact: bool, layout: str
             yield number, parts
 
 
-def _add(table: dict[str, dict[str, Any]], lines: dict[tuple[str, str], int], path: Any, number: int,
-         query: str, document: str, value: Any) -> None:
-    documents = table.setdefault(query, {})
-    if document in documents:
-        raise ValueError(
-            f"{os.fspath(path)}:{number}: duplicate document {document!r} for query {query!r} (first at line "
-            f"{lines[(query, document)]}); trec_eval rejects duplicate docs"
-        )
-    documents[document] = value
-    lines[(query, document)] = number
+def _read_table(path: str | os.PathLike[str], fields: int, exact: bool, layout: str, value_field: int,
+                value_of: Callable[[str], Any]) -> dict[str, dict[str, Any]]:
+    """``{qid: {docno: value_of(parts[value_field])}}`` of a TREC file; a duplicate document or a value that
+    ``value_of`` refuses (its ValueError says why) is an error naming the file and line."""
+    table: dict[str, dict[str, Any]] = {}
+    lines: dict[tuple[str, str], int] = {}
+    for number, parts in _records(path, fields, exact, layout):
+        query, document = parts[0], parts[2]
+        try:
+            value = value_of(parts[value_field])
+        except ValueError as error:
+            raise ValueError(f"{os.fspath(path)}:{number}: {error}") from None
+        documents = table.setdefault(query, {})
+        if document in documents:
+            raise ValueError(
+                f"{os.fspath(path)}:{number}: duplicate document {document!r} for query {query!r} (first at line "
+                f"{lines[(query, document)]}); trec_eval rejects duplicate docs"
+            )
+        documents[document] = value
+        lines[(query, document)] = number
+    return table
+
+
+def _score(field: str) -> float:
+    try:
+        score = float(field)
+    except ValueError:
+        raise ValueError(f"the score (fifth field) {field!r:.40} is not a number") from None
+    if math.isnan(score):
+        raise ValueError("the score (fifth field) is NaN")
+    return score
+
+
+def _grade(field: str) -> int:
+    try:
+        return int(field)
+    except ValueError:
+        raise ValueError(f"the relevance grade (fourth field) {field!r:.40} is not an integer") from None
 
 
 def read_trec_run(path: str | os.PathLike[str]) -> dict[str, dict[str, float]]:
     """A TREC run file as ``{qid: {docno: score}}`` (queries and documents in file order)."""
-    run: dict[str, dict[str, float]] = {}
-    lines: dict[tuple[str, str], int] = {}
-    for number, parts in _records(path, 6, False, "qid Q0 docno rank score tag"):
-        try:
-            score = float(parts[4])
-        except ValueError:
-            raise ValueError(
-                f"{os.fspath(path)}:{number}: the score (fifth field) {parts[4]!r:.40} is not a number"
-            ) from None
-        if math.isnan(score):
-            raise ValueError(f"{os.fspath(path)}:{number}: the score (fifth field) is NaN")
-        _add(run, lines, path, number, parts[0], parts[2], score)
-    return run
+    return _read_table(path, 6, False, "qid Q0 docno rank score tag", 4, _score)
 
 
 def read_trec_qrels(path: str | os.PathLike[str]) -> dict[str, dict[str, int]]:
     """A TREC qrels file as ``{qid: {docno: relevance grade}}`` (queries and documents in file order)."""
-    qrels: dict[str, dict[str, int]] = {}
-    lines: dict[tuple[str, str], int] = {}
-    for number, parts in _records(path, 4, True, "qid iter docno rel"):
-        try:
-            grade = int(parts[3])
-        except ValueError:
-            raise ValueError(
-                f"{os.fspath(path)}:{number}: the relevance grade (fourth field) {parts[3]!r:.40} is not an integer"
-            ) from None
-        _add(qrels, lines, path, number, parts[0], parts[2], grade)
-    return qrels
+    return _read_table(path, 4, True, "qid iter docno rel", 3, _grade)
 
 
 def _query_table(metric: str, argument: str, value: Any) -> Mapping[str, Any]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -98,8 +98,8 @@ def number_array(metric: str, argument: str, values: Any) -> np.ndarray:
     return array
 
 
-def _checked_pair(metric: str, predictions: Any, references: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(references, predictions) as float64 arrays: evaluate passes references first to scipy."""
+def _number_columns(metric: str, predictions: Any, references: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(references, predictions) as float64 arrays of one length."""
     predictions_array = number_array(metric, "predictions", predictions)
     references_array = number_array(metric, "references", references)
     if len(predictions_array) != len(references_array):
@@ -107,6 +107,12 @@ def _checked_pair(metric: str, predictions: Any, references: Any) -> tuple[np.nd
             f"{metric}: got {len(predictions_array)} predictions but {len(references_array)} references; "
             f"pass one reference per prediction"
         )
+    return references_array, predictions_array
+
+
+def _checked_pair(metric: str, predictions: Any, references: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(references, predictions) as float64 arrays of at least two values: evaluate passes references first to scipy."""
+    references_array, predictions_array = _number_columns(metric, predictions, references)
     if len(predictions_array) < 2:
         raise ValueError(
             f"{metric}: got {len(predictions_array)} example(s); a correlation needs at least 2 pairs of values"
@@ -126,7 +132,7 @@ def _constant_argument(metric: str, references: np.ndarray, predictions: np.ndar
         f"{metric}: {' and '.join(f'`{name}`' for name in constant)} constant; the correlation is undefined and "
         f"reported as 0.0 (p-value 1.0)",
         UndefinedCorrelationWarning,
-        stacklevel=3,
+        stacklevel=4,
     )
     return constant[0]
 
@@ -147,7 +153,7 @@ def pearson_coefficient(x: np.ndarray, y: np.ndarray) -> np.float64:
         warnings.warn(
             "An input array is nearly constant; the computed correlation coefficient may be inaccurate.",
             NearConstantInputWarning,
-            stacklevel=3,
+            stacklevel=5,
         )
     with np.errstate(invalid="ignore", divide="ignore"):
         r = np.vecdot(xm / normxm, ym / normym, axis=-1)
@@ -165,18 +171,32 @@ def _pearson_pvalue(r: np.float64, n: int, alternative: str) -> np.float64:
     return (2 * special.betaincc(ab, ab, (np.abs(r) - -1) / 2))[()]
 
 
+def _coefficient_and_pvalue(
+    predictions: Any,
+    references: Any,
+    options: PearsonrOptions | SpearmanrOptions,
+    coefficient: Callable[[np.ndarray, np.ndarray], np.float64],
+    pvalue_of: Callable[[np.float64, int, str], np.float64],
+) -> tuple[np.float64, np.float64]:
+    """A coefficient of (references, predictions) and its p-value: (0, 1) for a constant argument, p = 1 for two
+    pairs (scipy's value)."""
+    references_array, predictions_array = _checked_pair(options.metric_name, predictions, references)
+    if _constant_argument(options.metric_name, references_array, predictions_array) is not None:
+        return np.float64(0.0), np.float64(1.0)
+    value = coefficient(references_array, predictions_array)
+    n = len(references_array)
+    return value, np.float64(1.0) if n == 2 else pvalue_of(value, n, options.alternative)
+
+
+def _pearson_r(x: np.ndarray, y: np.ndarray) -> np.float64:
+    """Pearson's r, exactly -1 or 1 for two pairs (scipy's value)."""
+    r = pearson_coefficient(x, y)
+    return np.round(r) if len(x) == 2 else r
+
+
 def pearsonr_score(predictions: Any, references: Any, options: PearsonrOptions) -> dict[str, Any]:
     """evaluate's ``pearsonr`` result: ``{"pearsonr": r}``, with ``"p-value"`` when ``return_pvalue``."""
-    references_array, predictions_array = _checked_pair(options.metric_name, predictions, references)
-    n = len(references_array)
-    if _constant_argument(options.metric_name, references_array, predictions_array) is not None:
-        r, pvalue = np.float64(0.0), np.float64(1.0)
-    else:
-        r = pearson_coefficient(references_array, predictions_array)
-        if n == 2:
-            r, pvalue = np.round(r), np.float64(1.0)
-        else:
-            pvalue = _pearson_pvalue(r, n, options.alternative)
+    r, pvalue = _coefficient_and_pvalue(predictions, references, options, _pearson_r, _pearson_pvalue)
     if options.return_pvalue:
         return {"pearsonr": np.float64(r), "p-value": np.float64(pvalue)}
     return {"pearsonr": float(r)}
@@ -216,13 +236,7 @@ def _spearman_pvalue(rho: np.float64, n: int, alternative: str) -> np.float64:
 
 def spearmanr_score(predictions: Any, references: Any, options: SpearmanrOptions) -> dict[str, Any]:
     """evaluate's ``spearmanr`` result: ``{"spearmanr": rho}``, with ``"spearmanr_pvalue"`` when ``return_pvalue``."""
-    references_array, predictions_array = _checked_pair(options.metric_name, predictions, references)
-    n = len(references_array)
-    if _constant_argument(options.metric_name, references_array, predictions_array) is not None:
-        rho, pvalue = np.float64(0.0), np.float64(1.0)
-    else:
-        rho = spearman_coefficient(references_array, predictions_array)
-        pvalue = np.float64(1.0) if n == 2 else _spearman_pvalue(rho, n, options.alternative)
+    rho, pvalue = _coefficient_and_pvalue(predictions, references, options, spearman_coefficient, _spearman_pvalue)
     if options.return_pvalue:
         return {"spearmanr": np.float64(rho), "spearmanr_pvalue": np.float64(pvalue)}
     return {"spearmanr": np.float64(rho)}
@@ -244,13 +258,7 @@ def correlation_schema(metric: str) -> StatsSchema:
 
 def correlation_rows(predictions: Any, references: Any, metric: str) -> list[tuple[dict[tuple[float, float], int]]]:
     """One row per example: ``{(reference, prediction): 1}``."""
-    predictions_array = number_array(metric, "predictions", predictions)
-    references_array = number_array(metric, "references", references)
-    if len(predictions_array) != len(references_array):
-        raise ValueError(
-            f"{metric}: got {len(predictions_array)} predictions but {len(references_array)} references; "
-            f"pass one reference per prediction"
-        )
+    references_array, predictions_array = _number_columns(metric, predictions, references)
     pairs = zip(references_array.tolist(), predictions_array.tolist(), strict=True)
     return [({(reference, prediction): 1},) for reference, prediction in pairs]
 

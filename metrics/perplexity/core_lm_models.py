@@ -35,6 +35,7 @@ from typing import Any
 import torch
 
 from .core_devices import select_device, select_dtype
+from .core_models import offline_model_folder
 from .core_onednn import use_onednn_linears
 from .core_process import process_state
 
@@ -131,24 +132,11 @@ def resolve_lm(metric: str, model_id: Any) -> LmSource:
         if not local.is_file():
             raise ValueError(f"{metric}: `model_id` GGUF file {str(local)!r} does not exist")
         return LmSource(str(model_id), local.resolve().parent, local.name)
-    if local.is_dir():
-        if not (local / "config.json").is_file():
-            raise ValueError(f"{metric}: `model_id` folder {str(local)!r} has no config.json; it is not a model")
-        return LmSource(str(model_id), local.resolve())
-    try:
-        from huggingface_hub import snapshot_download
-
-        cached = Path(snapshot_download(str(model_id), local_files_only=True))
-    except Exception as error:  # noqa: BLE001 - any failure means: not available offline
-        raise ValueError(
-            f"{metric}: `model_id` {str(model_id)!r} is not available offline: it is neither a local folder, "
-            f"nor a .gguf file, nor a model in the local Hugging Face cache, and nothing is downloaded. Download "
-            f"it once (`huggingface-cli download {model_id}`), pass a local folder or a model object, or leave "
-            f"`model_id` out for the packaged {PACKAGED_LM_NAME}"
-        ) from error
-    if not (cached / "config.json").is_file():
-        raise ValueError(f"{metric}: `model_id` {str(model_id)!r} in the local cache has no config.json")
-    return LmSource(str(model_id), cached)
+    folder = offline_model_folder(
+        metric, "model_id", model_id, kinds="a local folder, a .gguf file",
+        otherwise=f"pass a local folder or a model object; with no `model_id` the packaged {PACKAGED_LM_NAME} is used",
+    )
+    return LmSource(str(model_id), folder)
 
 
 def max_positions_of(model: Any, tokenizer: Any = None) -> int | None:

@@ -34,6 +34,7 @@ from .core_classification import (
 from .core_inputs import LABELS, Columns, InputKind
 from .core_metric import Batch, StatsMetric
 from .core_stats import StatsSchema
+from .core_trainer import checked_metrics
 
 
 SKLEARN_DOCS = "https://scikit-learn.org/stable/modules/generated/sklearn.metrics."
@@ -130,29 +131,14 @@ class TrainerClassificationMetrics:
     metric name to its keyword arguments.
     """
 
-    def __init__(
-        self,
-        problem: Any,
-        metrics: Mapping[str, Any],
-        *,
-        options: Mapping[str, Mapping[str, Any]] | None = None,
-        predictions_from: str = "logits",
-        shift_labels: bool = False,
-        threshold: float = 0.0,
-    ) -> None:
-        if predictions_from not in ("generate", "logits"):
-            raise ValueError(f"classification metrics: unknown `predictions_from` {predictions_from!r}")
+    def __init__(self, problem: Any, metrics: Mapping[str, Any], *,
+                 options: Mapping[str, Mapping[str, Any]] | None = None, predictions_from: str = "logits",
+                 shift_labels: bool = False, threshold: float = 0.0) -> None:
+        self.metrics, self.options = checked_metrics("classification metrics", metrics, options, predictions_from)
         if shift_labels:
             raise ValueError("classification metrics: one label per example; `shift_labels` is for language models")
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(metrics))
-        if unknown:
-            raise ValueError(f"classification metrics: options given for {unknown}, which are not among the "
-                             f"metrics {sorted(metrics)}")
         self.problem_type = _problem_type(problem)
         self.threshold = threshold
-        self.metrics = dict(metrics)
-        self.options = {name: dict(options.get(name, {})) for name in self.metrics}
 
     def __call__(self, eval_prediction: Any) -> dict[str, float]:
         predictions, references = classification_inputs(

@@ -33,7 +33,7 @@ from itertools import chain
 from operator import methodcaller
 from typing import Any
 
-from .core_checks import check_encodable, check_list, check_same_length
+from .core_checks import check_encodable, check_id, check_list, check_same_length
 from .core_inputs import Columns, InputKind
 from .core_process import garbage_collection_paused
 
@@ -51,16 +51,6 @@ def _features(config_name: str) -> Any:
         "references": {"ids": datasets.Sequence(datasets.Value("string")),
                        "grades": datasets.Sequence(datasets.Value("int64"))},
     })
-
-
-def _document_id(metric: str, argument: str, value: Any) -> str:
-    if isinstance(value, str):
-        check_encodable(metric, argument, value)
-        return value
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return str(int(value))
-    raise TypeError(f"{metric}: `{argument}` must be a document id (a string), got {type(value).__name__} "
-                    f"({value!r:.60})")
 
 
 def _score(metric: str, argument: str, value: Any) -> float:
@@ -106,7 +96,8 @@ def _pairs(metric: str, argument: str, value: Any, values_key: str, shape: str,
 def _record(metric: str, argument: str, value: Any, values_key: str, shape: str, implied: Any,
             check_value: Any) -> dict[str, Any]:
     ids, values, id_name, value_name = _pairs(metric, argument, value, values_key, shape, implied)
-    checked_ids = [_document_id(metric, id_name.format(index=index, key=key), key) for index, key in enumerate(ids)]
+    checked_ids = [check_id(metric, id_name.format(index=index, key=key), key, what="a document id (a string)")
+                   for index, key in enumerate(ids)]
     seen: set[str] = set()
     for key in checked_ids:
         if key in seen:

@@ -92,21 +92,30 @@ def pyphen_version() -> str:
     return str(getattr(_import_pyphen(), "__version__", "unknown"))
 
 
+def nltk_cmudict_found() -> bool:
+    """Whether NLTK's cmudict corpus is on NLTK's data path, as a folder or as the zip left unextracted (where NLTK's
+    corpus loader also looks); nothing is downloaded. NLTK must be installed."""
+    import nltk
+
+    for resource in ("corpora/cmudict", "corpora/cmudict.zip/cmudict/"):
+        try:
+            nltk.data.find(resource)
+            return True
+        except LookupError:
+            continue
+    return False
+
+
 def _load_cmudict_syllables() -> dict[str, int]:
     """{word: stress digits of its first pronunciation} from NLTK's cmudict corpus, never downloading it."""
     try:
         import nltk
     except ImportError:
         raise CmudictNotFoundError(f"readability: nltk is not installed (pip install nltk); {CMUDICT_HELP}") from None
-    try:
-        nltk.data.find("corpora/cmudict")
-    except LookupError:
-        try:  # where NLTK's corpus loader also looks: the zip left unextracted
-            nltk.data.find("corpora/cmudict.zip/cmudict/")
-        except LookupError:
-            raise CmudictNotFoundError(
-                f"readability: NLTK's cmudict corpus was not found (NLTK looked in {list(nltk.data.path)}); "
-                f"{CMUDICT_HELP}") from None
+    if not nltk_cmudict_found():
+        raise CmudictNotFoundError(
+            f"readability: NLTK's cmudict corpus was not found (NLTK looked in {list(nltk.data.path)}); {CMUDICT_HELP}"
+        )
     from nltk.corpus import cmudict
 
     # The entries behind nltk.corpus.cmudict.dict() (textstat's call), in file order: a word's first

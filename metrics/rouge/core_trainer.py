@@ -57,6 +57,20 @@ def decode_ids(ids: Any, tokenizer: Any, *, keep: Any = None) -> list[str]:
 PredictionSource = Literal["generate", "logits"]
 
 
+def checked_metrics(
+    what: str, metrics: Mapping[str, Any], options: Mapping[str, Mapping[str, Any]] | None, predictions_from: str
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The metrics of a ``compute_metrics`` hook and each one's keyword arguments, once ``predictions_from`` is known
+    and ``options`` names only given metrics (errors start with ``what``)."""
+    if predictions_from not in ("generate", "logits"):
+        raise ValueError(f"{what}: unknown `predictions_from` {predictions_from!r}; use 'generate' or 'logits'")
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(metrics))
+    if unknown:
+        raise ValueError(f"{what}: options given for {unknown}, which are not among the metrics {sorted(metrics)}")
+    return dict(metrics), {name: dict(options.get(name, {})) for name in metrics}
+
+
 class TrainerTextMetrics:
     """A ``compute_metrics`` for ``Trainer``/``Seq2SeqTrainer`` that scores decoded predictions with several metrics.
 
@@ -67,24 +81,11 @@ class TrainerTextMetrics:
     models, whose logits at position t predict the token at t + 1).
     """
 
-    def __init__(
-        self,
-        tokenizer: Any,
-        metrics: Mapping[str, Any],
-        *,
-        options: Mapping[str, Mapping[str, Any]] | None = None,
-        predictions_from: PredictionSource = "generate",
-        shift_labels: bool = False,
-    ) -> None:
-        if predictions_from not in ("generate", "logits"):
-            raise ValueError(f"trainer metrics: unknown `predictions_from` {predictions_from!r}; use 'generate' or 'logits'")
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(metrics))
-        if unknown:
-            raise ValueError(f"trainer metrics: options given for {unknown}, which are not among the metrics {sorted(metrics)}")
+    def __init__(self, tokenizer: Any, metrics: Mapping[str, Any], *,
+                 options: Mapping[str, Mapping[str, Any]] | None = None,
+                 predictions_from: PredictionSource = "generate", shift_labels: bool = False) -> None:
+        self.metrics, self.options = checked_metrics("trainer metrics", metrics, options, predictions_from)
         self.tokenizer = tokenizer
-        self.metrics = dict(metrics)
-        self.options = {name: dict(options.get(name, {})) for name in self.metrics}
         self.predictions_from = predictions_from
         self.shift_labels = shift_labels
 

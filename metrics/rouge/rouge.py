@@ -9,11 +9,11 @@ from typing import Any
 
 import evaluate
 
-from .core_checks import check_choice, warn_caller
+from .core_checks import check_choice, check_names, warn_caller
 from .core_inputs import TEXT_PAIRS
 from .core_metric import About, Batch, StatsMetric
 from .core_options import boolean, choice, option
-from .core_resample import as_stats_matrix, bootstrap_interval
+from .core_resample import as_stats_matrix
 from .core_resample_options import BootstrapOptions
 from .core_stats import StatsSchema
 from .core_rouge_tokenize import TOKENIZER_NAMES, make_tokenizer
@@ -132,19 +132,9 @@ Examples:
 def _rouge_types(metric: str, name: str, rouge_types: Any) -> tuple[str, ...]:
     if rouge_types is None:
         return DEFAULT_ROUGE_TYPES
-    if isinstance(rouge_types, str) or not isinstance(rouge_types, (list, tuple)):
-        raise TypeError(
-            f"{metric}: `{name}` must be a list of strings such as ['rouge1', 'rougeL'], "
-            f"got {type(rouge_types).__name__} ({rouge_types!r:.60})"
-        )
-    if not rouge_types:
-        raise ValueError(f"{metric}: `{name}` is empty; valid types are {VALID_ROUGE_TYPES}")
-    for index, rouge_type in enumerate(rouge_types):
-        if not isinstance(rouge_type, str) or parse_rouge_type(rouge_type) is None:
-            raise ValueError(
-                f"{metric}: unknown rouge type {rouge_type!r} at `{name}[{index}]`; valid types are {VALID_ROUGE_TYPES}"
-            )
-    return tuple(dict.fromkeys(rouge_types))
+    names = check_names(metric, name, rouge_types, known=lambda entry: parse_rouge_type(entry) is not None,
+                        valid=VALID_ROUGE_TYPES, example="['rouge1', 'rougeL']")
+    return tuple(dict.fromkeys(names))
 
 
 def _tokenizer(metric: str, name: str, tokenizer: Any) -> Any:
@@ -277,8 +267,7 @@ class Rouge(StatsMetric, evaluate.Metric):
             def mean_f(sums: Any, column: int = column) -> float:
                 return float(sums[column] / sums[count])
 
-            interval = bootstrap_interval(matrix, mean_f, n_samples=options.n_bootstrap, seed=options.seed,
-                                          level=options.confidence_level)
+            interval = options.interval(matrix, mean_f)
             result[f"{name}_low"] = interval.low
             result[f"{name}_high"] = interval.high
         return result

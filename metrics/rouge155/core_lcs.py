@@ -103,15 +103,10 @@ def lcs_rows(
 ) -> list[int]:
     """The rows 0..len(reference) of the LCS table in bit-vector form (row 0 is all ones)."""
     full = (1 << candidate_length) - 1
-    row = full
-    rows = [row]
+    rows = [full]
     get = candidate_masks.get
     for token in reference:
-        matches = get(token)
-        if matches:
-            matched = row & matches
-            row = ((row + matched) | (row - matched)) & full
-        rows.append(row)
+        rows.append(_next_row(rows[-1], token, get, full))
     return rows
 
 
@@ -169,16 +164,11 @@ def lcs_indices(
     if not n or not m:
         return []
     full = (1 << n) - 1
-    get = candidate_masks.get
     rows: Any
     if m * n <= full_table_cells:
-        rows = [full]
-        row = full
-        for token in reference:
-            row = _next_row(row, token, get, full)
-            rows.append(row)
+        rows = lcs_rows(reference, candidate_masks, n)
     else:
-        rows = _Rows(reference, get, full, max(1, math.isqrt(m)))
+        rows = _Rows(reference, candidate_masks.get, full, max(1, math.isqrt(m)))
     remaining = n - rows[m].bit_count()
     i, j = m, n
     found: list[int] = []

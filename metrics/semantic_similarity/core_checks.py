@@ -8,10 +8,11 @@ for per-example problems, the index of the offending example.
 
 from __future__ import annotations
 
+import numbers
 import re
 import sys
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 # Frames of these modules are the metric's own machinery (evaluate's dynamic modules hold the metric
@@ -233,12 +234,38 @@ def check_tag_sequences(metric: str, argument: str, sequences: Any, *, allow_emp
     return normalised
 
 
+def check_id(metric: str, argument: str, value: Any, *, what: str) -> str:
+    """An identifier: a string, or an integer taken as its decimal string (as evaluate's cache stores it)."""
+    if isinstance(value, str):
+        check_encodable(metric, argument, value)
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(int(value))
+    raise TypeError(f"{metric}: `{argument}` must be {what}, got {_type_name(value)} ({value!r:.60})")
+
+
 def check_choice(metric: str, argument: str, value: Any, choices: Sequence[Any]) -> Any:
     """Return ``value`` if it is one of ``choices``; otherwise raise listing the valid values."""
     if value not in choices:
         valid = ", ".join(repr(choice) for choice in choices)
         raise ValueError(f"{metric}: unknown `{argument}` {value!r}; valid values are {valid}")
     return value
+
+
+def check_names(
+    metric: str, argument: str, value: Any, *, known: Callable[[str], bool], valid: str, example: str
+) -> tuple[str, ...]:
+    """A non-empty list or tuple of strings, each one ``known``; errors show an ``example`` and the ``valid`` ones."""
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise TypeError(
+            f"{metric}: `{argument}` must be a list of strings such as {example}, got {_type_name(value)} ({value!r:.60})"
+        )
+    if not value:
+        raise ValueError(f"{metric}: `{argument}` is empty; valid values are {valid}")
+    for index, entry in enumerate(value):
+        if not isinstance(entry, str) or not known(entry):
+            raise ValueError(f"{metric}: unknown `{argument}[{index}]` {entry!r:.60}; valid values are {valid}")
+    return tuple(value)
 
 
 def check_int(metric: str, argument: str, value: Any, *, minimum: int | None = None) -> int:

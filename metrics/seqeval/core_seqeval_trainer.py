@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .core_trainer import IGNORE_INDEX
+from .core_trainer import IGNORE_INDEX, checked_metrics
 
 _LABEL_IDS_KIND = "labels"
 
@@ -70,29 +70,15 @@ class TrainerTokenMetrics:
     ``predictions_from`` is accepted for the Trainer hooks' common signature: label ids and logits are both read.
     """
 
-    def __init__(
-        self,
-        labels: Any,
-        metrics: Mapping[str, Any],
-        *,
-        options: Mapping[str, Mapping[str, Any]] | None = None,
-        predictions_from: str = "logits",
-        shift_labels: bool = False,
-        token_accuracy: bool = True,
-    ) -> None:
-        if predictions_from not in ("generate", "logits"):
-            raise ValueError(f"token classification metrics: unknown `predictions_from` {predictions_from!r}")
+    def __init__(self, labels: Any, metrics: Mapping[str, Any], *,
+                 options: Mapping[str, Mapping[str, Any]] | None = None, predictions_from: str = "logits",
+                 shift_labels: bool = False, token_accuracy: bool = True) -> None:
+        self.metrics, self.options = checked_metrics("token classification metrics", metrics, options,
+                                                     predictions_from)
         if shift_labels:
             raise ValueError("token classification metrics: labels are per position; `shift_labels` is for causal "
                              "language models")
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(metrics))
-        if unknown:
-            raise ValueError(f"token classification metrics: options given for {unknown}, which are not among the "
-                             f"metrics {sorted(metrics)}")
         self.id2label = label_names(labels)
-        self.metrics = dict(metrics)
-        self.options = {name: dict(options.get(name, {})) for name in self.metrics}
         self.token_accuracy = token_accuracy
         size = max(self.id2label) + 1
         self._names = np.array([self.id2label.get(index) for index in range(size)], dtype=object)

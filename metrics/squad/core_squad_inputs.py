@@ -22,7 +22,7 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
-from .core_checks import check_encodable, check_list, check_same_length
+from .core_checks import check_encodable, check_id, check_list, check_same_length
 from .core_inputs import Columns, InputKind
 
 NO_ANSWER_START = -1
@@ -58,12 +58,7 @@ def _key(metric: str, argument: str, record: Mapping[str, Any], key: str, shape:
 
 def _identifier(metric: str, argument: str, value: Any) -> str:
     """A question id: a string (an integer is taken as its decimal string, as evaluate's cache stores it)."""
-    if isinstance(value, str):
-        check_encodable(metric, argument, value)
-        return value
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return str(int(value))
-    raise TypeError(f"{metric}: `{argument}` must be a string id, got {type(value).__name__} ({value!r:.60})")
+    return check_id(metric, argument, value, what="a string id")
 
 
 def _text(metric: str, argument: str, value: Any) -> str:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from .core_options import MetricOptions, boolean, choice, integer, number, option, optional, texts
-from .core_resample import DEFAULT_SEED
+from .core_resample import DEFAULT_SEED, Interval, ScoreFn, bootstrap_interval
 
 PAIRED_TESTS = ("bs", "ar")
 DEFAULT_PAIRED_SAMPLES = {"bs": 1000, "ar": 10000}
@@ -28,6 +30,10 @@ class BootstrapOptions(MetricOptions):
     n_bootstrap: int = option(1000, integer(minimum=2))
     confidence_level: float = option(0.95, number(minimum=0, maximum=1, exclusive=True))
     seed: int | None = option(DEFAULT_SEED, optional(integer(minimum=0)))
+
+    def interval(self, stats: np.ndarray, score: ScoreFn) -> Interval:
+        """The bootstrap confidence interval of ``score`` over the examples' statistics, with these options."""
+        return bootstrap_interval(stats, score, n_samples=self.n_bootstrap, seed=self.seed, level=self.confidence_level)
 
 
 @dataclass(frozen=True)

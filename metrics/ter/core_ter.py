@@ -60,12 +60,8 @@ class TerOptions(PairedTestOptions, BootstrapOptions):
 
     @property
     def tokenizer(self) -> TercomTokenizer:
-        return TercomTokenizer(
-            normalized=self.normalized,
-            no_punct=self.ignore_punct,
-            asian_support=self.support_zh_ja_chars,
-            case_sensitive=self.case_sensitive,
-        )
+        return TercomTokenizer(normalized=self.normalized, no_punct=self.ignore_punct,
+                               asian_support=self.support_zh_ja_chars, case_sensitive=self.case_sensitive)
 
     def stats_signature(self) -> str:
         """Identifies the options that the per-example statistics depend on (all four: the tokenization)."""

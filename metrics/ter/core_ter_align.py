@@ -204,6 +204,16 @@ def beam_edit_distance(
 _Row = tuple[int, int, int, int]
 
 
+def _with_leading_errors(aligned: list[int], reference_errors: list[int], hypothesis_errors: list[int], i: int,
+                         j: int) -> Alignment:
+    """The alignment once a trace stops at cell (i, j): the first ``i`` hypothesis and ``j`` reference words are
+    errors, those reference words aligned to nothing."""
+    hypothesis_errors[:i] = [1] * i
+    aligned[:j] = [-1] * j
+    reference_errors[:j] = [1] * j
+    return aligned, reference_errors, hypothesis_errors
+
+
 class _Matrix:
     """Bit-parallel rows of the full edit distance matrix of a hypothesis (as word masks) and a reference."""
 
@@ -220,31 +230,19 @@ class _Matrix:
 
     def extend(self, start: int) -> None:
         """Recompute rows start+1..n (rows up to ``start`` are kept)."""
-        rows, scores = self.rows, self.scores
-        del rows[start + 1 :]
-        del scores[start + 1 :]
-        up, down = rows[start][0], rows[start][1]
-        score = scores[start]
-        mask, top = self.mask, self.top
-        for equal in self.masks[start:]:
-            vertical = equal | down
-            horizontal = (((equal & up) + up) ^ up) | equal
-            right_up = down | ~(horizontal | up)
-            right_down = up & horizontal
-            if right_up & top:
-                score += 1
-            elif right_down & top:
-                score -= 1
-            shifted_up = (right_up << 1) | 1
-            up = ((right_down << 1) | ~(vertical | shifted_up)) & mask
-            down = shifted_up & vertical
-            rows.append((up, down, right_up, right_down))
-            scores.append(score)
+        del self.rows[start + 1 :]
+        del self.scores[start + 1 :]
+        self._run(self.masks, start, keep=True)
 
     def distance_of(self, masks: list[int], start: int) -> int:
         """Distance of the hypothesis ``masks``, identical to this one's in positions before ``start``."""
-        up, down = self.rows[start][0], self.rows[start][1]
-        score = self.scores[start]
+        return self._run(masks, start, keep=False)
+
+    def _run(self, masks: list[int], start: int, keep: bool) -> int:
+        """The rows of ``masks`` after row ``start``, appended when ``keep``; the last row's distance."""
+        rows, scores = self.rows, self.scores
+        up, down = rows[start][0], rows[start][1]
+        score = scores[start]
         mask, top = self.mask, self.top
         for equal in masks[start:]:
             vertical = equal | down
@@ -258,6 +256,9 @@ class _Matrix:
             shifted_up = (right_up << 1) | 1
             up = ((right_down << 1) | ~(vertical | shifted_up)) & mask
             down = shifted_up & vertical
+            if keep:
+                rows.append((up, down, right_up, right_down))
+                scores.append(score)
         return score
 
     def alignment(self) -> Alignment:
@@ -298,10 +299,7 @@ class _Matrix:
                 j -= 1
                 aligned[j] = i - 1
                 reference_errors[j] = 1
-        hypothesis_errors[:i] = [1] * i
-        aligned[:j] = [-1] * j
-        reference_errors[:j] = [1] * j
-        return aligned, reference_errors, hypothesis_errors
+        return _with_leading_errors(aligned, reference_errors, hypothesis_errors, i, j)
 
 
 # (hypothesis position aligned to each reference position, an error flag per reference position, an error flag
@@ -432,10 +430,7 @@ class _BeamMatrix:
                 j -= 1
                 aligned[j] = i - 1
                 reference_errors[j] = 1
-        hypothesis_errors[:i] = [1] * i
-        aligned[:j] = [-1] * j
-        reference_errors[:j] = [1] * j
-        return aligned, reference_errors, hypothesis_errors
+        return _with_leading_errors(aligned, reference_errors, hypothesis_errors, i, j)
 
 
 class _Hypothesis:
