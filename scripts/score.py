@@ -46,14 +46,17 @@ DEFAULT_FIELDS = {"predictions": ("prediction", "predictions"), "references": ("
 
 
 def read_text_files(prediction_file: Path, reference_files: Sequence[Path], source_file: Path | None) -> Columns:
-    """Line-aligned text files as input columns (references: one list per prediction)."""
+    """Line-aligned text files as input columns (references: one string per prediction from one file, which every
+    text metric takes and MAUVE needs; one list per prediction from several)."""
     predictions = read_lines(prediction_file)
     columns: Columns = {"predictions": predictions}
     named = [(path, read_lines(path)) for path in (*reference_files, *([source_file] if source_file else []))]
     for path, stream in named:
         if len(stream) != len(predictions):
             raise SystemExit(f"score: {path} has {len(stream)} lines but {prediction_file} has {len(predictions)}")
-    if reference_files:
+    if len(reference_files) == 1:
+        columns["references"] = named[0][1]
+    elif reference_files:
         columns["references"] = [list(group) for group in zip(*(stream for _, stream in named[:len(reference_files)]))]
     if source_file is not None:
         columns["sources"] = named[-1][1]

@@ -128,6 +128,31 @@ def _squad_cases(good: tuple[Any, Any]) -> list[Case]:
     ])
 
 
+def _sample_cases(columns: tuple[str, ...]) -> list[Case]:
+    """MAUVE's two samples (one flat list of texts each, as many of each) and its precomputed features."""
+    predictions, references = SAMPLE_PAIR
+    features = {"p_features": np.zeros((2, 3)), "q_features": np.zeros((2, 3))}
+    return _pair_cases(SAMPLE_PAIR, [
+        ("string", "one string instead of a list of texts", "a b", "predictions"),
+        ("non-string", "a text that is not a string", ["a", 3], "predictions[1]"),
+        ("none-item", "None among the texts", ["a", None], "predictions[1]"),
+        ("0-d-array", "a 0-d numpy array", np.array("a"), "predictions"),
+        ("surrogate", "a lone surrogate (not Unicode text)", ["a", "b\ud800"], "predictions[1]"),
+    ]) + [
+        Case("reference-list", "a human text given as a list of references (MAUVE's human sample is flat)",
+             {"predictions": predictions, "references": [["a"], references[1]]}, {}, "references[0]"),
+        Case("feature-widths", "features of different widths", {}, {**features, "q_features": np.zeros((2, 4))},
+             "p_features"),
+        Case("empty-features", "features with no rows", {}, {**features, "p_features": np.zeros((0, 3))},
+             "p_features"),
+        Case("nan-feature", "a NaN among the features", {}, {**features, "p_features": np.full((2, 3), np.nan)},
+             "p_features[0]"),
+        Case("unknown-model", "a featurizing model not available offline", _pair(SAMPLE_PAIR),
+             {"featurize_model_name": "gpt2-large"}, "featurize_model_name"),
+        Case("too-many-buckets", "more buckets than texts", _pair(SAMPLE_PAIR), {"num_buckets": 5}, "num_buckets"),
+    ]
+
+
 def _ranking_cases(columns: tuple[str, ...]) -> list[Case]:
     return _pair_cases(RANKING_PAIR, [
         ("string", "one string instead of a list of runs", "d1 d2", "predictions"),
@@ -156,6 +181,7 @@ SQUAD_PAIR = (
      {"id": "q2", "answers": {"text": ["1889"], "answer_start": [5]}}],
 )
 SQUAD_V2_PAIR = ([{**prediction, "no_answer_probability": 0.0} for prediction in SQUAD_PAIR[0]], SQUAD_PAIR[1])
+SAMPLE_PAIR = (["the cat sat on the mat", "a storm cut the power"], ["the cat sat on a mat", "a storm cut power"])
 TEXT_GOOD = {"predictions": ["the cat sat on the mat", "a storm cut the power"],
              "references": ["the cat sat on a mat", "a storm cut power"],
              "sources": ["le chat est assis", "une tempête a coupé le courant"]}
@@ -184,6 +210,7 @@ KINDS: dict[str, KindCases] = {
     "squad answers": KindCases(lambda columns: _squad_cases(SQUAD_PAIR), _pair(SQUAD_PAIR)),
     "squad_v2 answers": KindCases(lambda columns: _squad_cases(SQUAD_V2_PAIR), _pair(SQUAD_V2_PAIR)),
     "rankings": KindCases(_ranking_cases, _pair(RANKING_PAIR)),
+    "generated and human texts": KindCases(_sample_cases, _pair(SAMPLE_PAIR)),
 }
 
 

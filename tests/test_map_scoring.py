@@ -20,7 +20,10 @@ import pytest
 
 from conftest import METRICS_DIR, load_metric, metric_names
 
-STATS_METRICS = [name for name in metric_names() if hasattr(load_metric(name), "example_stats")]
+# MAUVE quantizes every feature at once (k-means) and offers no per-example statistics: its example_stats says so.
+NO_STATISTICS = ("mauve",)
+STATS_METRICS = [name for name in metric_names()
+                 if hasattr(load_metric(name), "example_stats") and name not in NO_STATISTICS]
 
 
 Corpus = dict[str, list[Any]]  # compute's input columns
@@ -100,6 +103,9 @@ def corpora_for(module: Any, text_corpora: dict) -> dict[str, Corpus]:
     if kind in ("text pairs", "text pairs or token lists"):
         return {name: {"predictions": predictions, "references": [[reference] for reference in references]}
                 for name, (predictions, references, _) in text_corpora.items()}
+    if kind == "generated and human texts":  # two samples, paired only by position
+        return {name: {"predictions": predictions, "references": references}
+                for name, (predictions, references, _) in text_corpora.items()}
     if kind == "texts":
         return {name: {"predictions": predictions} for name, (predictions, _, _) in text_corpora.items()}
     if kind == "sources, predictions and references":  # the second system's outputs stand in for sources
@@ -116,6 +122,12 @@ def corpora_for(module: Any, text_corpora: dict) -> dict[str, Corpus]:
 
 def test_every_corpus_metric_has_statistics() -> None:
     assert {"bleu", "sacrebleu", "rouge"} <= set(STATS_METRICS)
+
+
+@pytest.mark.parametrize("name", NO_STATISTICS)
+def test_metrics_without_statistics_say_so(name: str) -> None:
+    with pytest.raises(ValueError, match=f"{name}: .*no per-example statistics"):
+        load_metric(name).example_stats(predictions=["a text"], references=["another text"])
 
 
 def uses_a_model(name: str) -> bool:

@@ -93,7 +93,12 @@ def test_combine_add_one_example_at_a_time(name: str) -> None:
     result = combined.compute()
     assert result.keys() == expected.keys()
     for key, value in expected.items():
-        assert result[key] == pytest.approx(value, abs=1e-6) if not isinstance(value, str) else result[key] == value
+        if isinstance(value, str):
+            assert result[key] == value, key
+        elif isinstance(value, list) and value and isinstance(value[0], list):  # a matrix (e.g. a curve's points)
+            np.testing.assert_allclose(np.asarray(result[key], dtype=float), np.asarray(value, dtype=float), atol=1e-6)
+        else:
+            assert result[key] == pytest.approx(value, abs=1e-6), key
 
 
 # -- defect: options checked before evaluate's cache is touched ----------------------------------------------------

@@ -76,6 +76,15 @@ def text_pairs(draw: Any, long_texts: int = 50) -> Corpus:
     return {"predictions": predictions, "references": references}
 
 
+@st.composite
+def text_samples(draw: Any, long_texts: int = 50) -> Corpus:
+    """MAUVE's two samples: one to six model texts and as many human texts, one flat list each."""
+    text_strategy = text(long_texts)
+    size = draw(st.integers(1, 6))
+    return {"predictions": [draw(text_strategy) for _ in range(size)],
+            "references": [draw(text_strategy) for _ in range(size)]}
+
+
 def identical_text_pairs(word: st.SearchStrategy[str] = any_word) -> st.SearchStrategy[Corpus]:
     return st.lists(sentences(word), min_size=1, max_size=5).map(
         lambda texts: {"predictions": texts, "references": texts}
@@ -322,6 +331,15 @@ PROFILES: dict[str, Profile] = {
     "seqeval": Profile({f"overall_{key}": (0, 1) for key in ("precision", "recall", "f1", "accuracy")},
                        {"overall_f1": 1.0, "overall_accuracy": 1.0}, corpora=tag_sequence_pairs,
                        identical=identical_tag_sequences()),
+    # MiniLM keeps it fast (the default SmolLM2 takes about 20 s to load and featurizes ten times slower);
+    # MAUVE needs every feature at once: no statistics
+    "mauve": Profile(
+        {"mauve": (0, 1), "frontier_integral": (0, 1), "mauve_star": (0, 1), "frontier_integral_star": (0, 1),
+         "p_hist": (0, 1), "q_hist": (0, 1), "divergence_curve": (0, 1)},
+        {"mauve": 1.0, "frontier_integral": 0.0}, tolerance=1e-5,
+        options={"featurize_model_name": "all-MiniLM-L6-v2", "device_id": -1}, examples=40, entry_point_examples=20,
+        long_texts=500, corpora=text_samples, statistics=False,
+    ),
 }
 
 
