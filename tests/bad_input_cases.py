@@ -153,6 +153,19 @@ def _sample_cases(columns: tuple[str, ...]) -> list[Case]:
     ]
 
 
+def _coref_cases(columns: tuple[str, ...]) -> list[Case]:
+    predictions = COREF_PAIR[0]
+    return _pair_cases(COREF_PAIR, [
+        ("string", "one string instead of a list of documents", "(0)", "predictions"),
+        ("document-string", "a document given as one string", ["(0)", predictions[1]], "predictions[0]"),
+        ("bad-span", "a mention whose end precedes its start", [[[[3, 1]]], predictions[1]], "predictions[0][0][0]"),
+        ("repeated-mention", "a mention in two entities", [[[[0, 0]], [[0, 0]]], predictions[1]],
+         "predictions[0][1][0]"),
+        ("unopened-mention", "CoNLL lines closing a mention never opened", [["d 0 0 w 1)"], predictions[1]],
+         "predictions[0]"),
+    ])
+
+
 def _ranking_cases(columns: tuple[str, ...]) -> list[Case]:
     return _pair_cases(RANKING_PAIR, [
         ("string", "one string instead of a list of runs", "d1 d2", "predictions"),
@@ -181,6 +194,7 @@ SQUAD_PAIR = (
      {"id": "q2", "answers": {"text": ["1889"], "answer_start": [5]}}],
 )
 SQUAD_V2_PAIR = ([{**prediction, "no_answer_probability": 0.0} for prediction in SQUAD_PAIR[0]], SQUAD_PAIR[1])
+COREF_PAIR = ([[[[0, 1], [3, 4]]], [[[0, 0]], [[2, 2], [5, 6]]]], [[[[0, 1]], [[3, 4]]], [[[0, 0], [2, 2]]]])
 SAMPLE_PAIR = (["the cat sat on the mat", "a storm cut the power"], ["the cat sat on a mat", "a storm cut power"])
 TEXT_GOOD = {"predictions": ["the cat sat on the mat", "a storm cut the power"],
              "references": ["the cat sat on a mat", "a storm cut power"],
@@ -211,6 +225,7 @@ KINDS: dict[str, KindCases] = {
     "squad_v2 answers": KindCases(lambda columns: _squad_cases(SQUAD_V2_PAIR), _pair(SQUAD_V2_PAIR)),
     "rankings": KindCases(_ranking_cases, _pair(RANKING_PAIR)),
     "generated and human texts": KindCases(_sample_cases, _pair(SAMPLE_PAIR)),
+    "coreference documents": KindCases(_coref_cases, _pair(COREF_PAIR)),
 }
 
 

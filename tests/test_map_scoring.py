@@ -85,6 +85,16 @@ def generated_corpora(kind: str) -> dict[str, Corpus]:
                           for _ in range(2000)]
             predictions = [[tag if rng.random() < 0.85 else rng.choice(tags) for tag in sentence]
                            for sentence in references]
+        elif kind == "coreference documents":  # documents of 2-12 mentions in 1-5 entities per side
+            predictions, references = [], []
+            for _ in range(2000):
+                starts = rng.sample(range(0, 60, 3), rng.randint(2, 12))
+                mentions = [[start, start + rng.randint(0, 2)] for start in starts]
+                for side in (predictions, references):
+                    entities: list[list[list[int]]] = [[] for _ in range(rng.randint(1, 5))]
+                    for mention in rng.sample(mentions, rng.randint(1, len(mentions))):
+                        rng.choice(entities).append(mention)
+                    side.append([entity for entity in entities if entity])
         elif kind == "rankings":  # runs of 30 documents, 0-8 judged with grades 0-3 (some queries unjudged)
             documents = [f"d{index}" for index in range(60)]
             predictions = [dict(zip(rng.sample(documents, 30), (rng.random() for _ in range(30))))

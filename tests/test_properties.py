@@ -85,6 +85,30 @@ def text_samples(draw: Any, long_texts: int = 50) -> Corpus:
             "references": [draw(text_strategy) for _ in range(size)]}
 
 
+@st.composite
+def coref_document(draw: Any) -> list[list[list[int]]]:
+    """Up to 8 distinct mentions [start, end] split into entities."""
+    starts = draw(st.lists(st.integers(0, 40), max_size=8, unique=True))
+    mentions = [[start * 3, start * 3 + draw(st.integers(0, 2))] for start in starts]
+    entities: list[list[list[int]]] = [[] for _ in range(draw(st.integers(1, 4)))]
+    for mention in mentions:
+        entities[draw(st.integers(0, len(entities) - 1))].append(mention)
+    return [entity for entity in entities if entity]
+
+
+@st.composite
+def coref_pairs(draw: Any, long_texts: int = 50) -> Corpus:
+    """One to six documents of predicted and gold entities."""
+    size = draw(st.integers(1, 6))
+    return {"predictions": [draw(coref_document()) for _ in range(size)],
+            "references": [draw(coref_document()) for _ in range(size)]}
+
+
+def identical_coref_pairs() -> st.SearchStrategy[Corpus]:
+    return st.lists(coref_document().filter(bool), min_size=1, max_size=5).map(
+        lambda documents: {"predictions": documents, "references": documents})
+
+
 def identical_text_pairs(word: st.SearchStrategy[str] = any_word) -> st.SearchStrategy[Corpus]:
     return st.lists(sentences(word), min_size=1, max_size=5).map(
         lambda texts: {"predictions": texts, "references": texts}
@@ -339,6 +363,14 @@ PROFILES: dict[str, Profile] = {
         {"mauve": 1.0, "frontier_integral": 0.0}, tolerance=1e-5,
         options={"featurize_model_name": "all-MiniLM-L6-v2", "device_id": -1}, examples=40, entry_point_examples=20,
         long_texts=500, corpora=text_samples, statistics=False,
+    ),
+    # identical entities: every mention and entity found (MUC and BLANC have no links to find in all-singleton
+    # documents, so their best value is not promised)
+    "coval": Profile(
+        {**{f"{measure}/{part}": (0, 1) for measure in ("mentions", "muc", "bcub", "ceafm", "ceafe", "lea", "blanc")
+            for part in ("recall", "precision", "f1")}, "conll_score": (0, 100)},
+        {f"{measure}/f1": 1.0 for measure in ("mentions", "bcub", "ceafm", "ceafe", "lea")},
+        tolerance=1e-12, corpora=coref_pairs, identical=identical_coref_pairs(),
     ),
 }
 
