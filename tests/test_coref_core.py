@@ -153,7 +153,7 @@ def generated_pairs(count: int, seed: int) -> list[tuple[list[list[str]], list[l
 
 
 def test_every_measure_equals_its_brute_force_definition() -> None:
-    for index, (key, response) in enumerate(generated_pairs(1000, seed=7)):
+    for index, (key, response) in enumerate(generated_pairs(3000, seed=7)):
         ours = scores_from_totals(document_statistics(key, response))
         expected = brute_force(key, response)
         assert ours.keys() == expected.keys()
