@@ -16,9 +16,10 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ["HF_EVALUATE_OFFLINE"] = "1"
+# pytest-xdist's workers (named by PYTEST_XDIST_WORKER) each get their own folder inside it.
 if "METRICS_TESTS_HF_CACHE" not in os.environ:
     os.environ["METRICS_TESTS_HF_CACHE"] = tempfile.mkdtemp(prefix="metrics-tests-hf-")
-_CACHE = Path(os.environ["METRICS_TESTS_HF_CACHE"])
+_CACHE = Path(os.environ["METRICS_TESTS_HF_CACHE"]) / os.environ.get("PYTEST_XDIST_WORKER", "main")
 os.environ["HF_MODULES_CACHE"] = str(_CACHE / "modules")
 os.environ["HF_METRICS_CACHE"] = str(_CACHE / "metrics")
 
@@ -175,11 +176,12 @@ def wmt17_ragged(wmt17: tuple[list[str], dict[str, list[str]]], size: int | None
     return systems["KIT.4950"][:size], ragged, streams
 
 
-# Memory: the test process's peak resident set (its own and its children's high-water marks) after each test;
+# Memory: each test process's peak resident set (its own and its children's high-water marks) after each test;
 # a test that raises it past PEAK_RSS_LIMIT_MIB fails, and the terminal summary names the tests that set the
-# highest peaks. The limit is well under half of the 24 GiB CI machine.
+# highest peaks in each process (pytest-xdist's workers report theirs through the test reports). The limit is a
+# quarter of the 24 GiB CI machine, so the suite's two worker processes together stay under half of it.
 PEAK_RSS_LIMIT_MIB = int(os.environ.get("METRICS_TESTS_PEAK_RSS_MIB", "6144"))
-_PEAKS: list[tuple[float, str]] = []
+_PEAKS: list[tuple[float, str, str]] = []  # (peak MiB, test process, test id)
 
 
 @pytest.fixture(scope="session")
@@ -198,20 +200,33 @@ def _peak_rss_mib() -> float:
     return max(own, children) / 1024  # kilobytes on Linux
 
 
+_PEAK_PROPERTY = "peak_rss_mib"
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     before = _peak_rss_mib()
     yield
     after = _peak_rss_mib()
     if after > before:
-        _PEAKS.append((after, item.nodeid))
+        item.user_properties.append((_PEAK_PROPERTY, (after, os.environ.get("PYTEST_XDIST_WORKER", "main"))))
     if after > PEAK_RSS_LIMIT_MIB >= before:
         pytest.fail(f"peak resident memory rose to {after:,.0f} MiB during this test, over the "
                     f"{PEAK_RSS_LIMIT_MIB:,} MiB the suite allows (METRICS_TESTS_PEAK_RSS_MIB)")
 
 
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call":
+        _PEAKS.extend((peak, process, report.nodeid)
+                      for name, (peak, process) in report.user_properties if name == _PEAK_PROPERTY)
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if _PEAKS:
-        terminalreporter.write_line(f"peak resident memory {_PEAKS[-1][0]:,.0f} MiB; highest peaks set by:")
-        for peak, nodeid in sorted(_PEAKS, reverse=True)[:5]:
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    for process in sorted({process for _, process, _ in _PEAKS}):
+        peaks = sorted(((peak, nodeid) for peak, owner, nodeid in _PEAKS if owner == process), reverse=True)
+        terminalreporter.write_line(f"peak resident memory of test process {process}: {peaks[0][0]:,.0f} MiB; "
+                                    "highest peaks set by:")
+        for peak, nodeid in peaks[:5]:
             terminalreporter.write_line(f"  {peak:8,.0f} MiB  {nodeid}")
