@@ -16,12 +16,17 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ["HF_EVALUATE_OFFLINE"] = "1"
-# pytest-xdist's workers (named by PYTEST_XDIST_WORKER) each get their own folder inside it.
+# pytest-xdist's workers (named by PYTEST_XDIST_WORKER) each get their own metrics cache (evaluate's arrow files)
+# and share the modules cache (evaluate copies a module under a file lock): the controller imports from it the
+# warning classes of vendored modules that the workers' warnings name.
 if "METRICS_TESTS_HF_CACHE" not in os.environ:
     os.environ["METRICS_TESTS_HF_CACHE"] = tempfile.mkdtemp(prefix="metrics-tests-hf-")
-_CACHE = Path(os.environ["METRICS_TESTS_HF_CACHE"]) / os.environ.get("PYTEST_XDIST_WORKER", "main")
+_CACHE = Path(os.environ["METRICS_TESTS_HF_CACHE"])
 os.environ["HF_MODULES_CACHE"] = str(_CACHE / "modules")
-os.environ["HF_METRICS_CACHE"] = str(_CACHE / "metrics")
+os.environ["HF_METRICS_CACHE"] = str(_CACHE / "metrics" / os.environ.get("PYTEST_XDIST_WORKER", "main"))
+if "PYTEST_XDIST_WORKER" not in os.environ and os.environ["HF_MODULES_CACHE"] not in sys.path:
+    (_CACHE / "modules").mkdir(parents=True, exist_ok=True)  # a missing folder on sys.path is never looked at again
+    sys.path.append(os.environ["HF_MODULES_CACHE"])
 
 import pytest  # noqa: E402
 
