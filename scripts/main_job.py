@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""The main job: score example predictions against their references with every metric and print a table.
+"""The main job: compare example systems in a report, then score example predictions with every metric.
 
-By default it scores scripts/examples (six English sentences, two references
-each, and the longer source sentences they simplify, for SARI), then MAUVE of
-the six sentences against their first references, then a TREC run and qrels of
-three queries with the ranking metrics; pass
---predictions/--references (or any scripts/score.py argument) to score other
-files.
+By default it first compares three translation systems' outputs on 24 German-English news sentences
+(scripts/examples/systems) with BLEU, chrF, TER, METEOR and BERTScore: intervals, paired tests against the
+first system, buckets, the examples where two systems differ most and figures, written to
+comparison-report/ (report.html and the other formats); then it scores scripts/examples (six English
+sentences, two references each, and the longer source sentences they simplify, for SARI) with every metric,
+MAUVE of the six sentences against their first references, and a TREC run and qrels of three queries with
+the ranking metrics. Pass --predictions/--references (or any scripts/score.py argument) to score other files
+with every metric instead.
 """
 
 from __future__ import annotations
@@ -14,9 +16,21 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import compare
 import score
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
+SYSTEMS = EXAMPLES / "systems"
+REPORT = Path(__file__).resolve().parent.parent / "comparison-report"
+
+
+def comparison() -> int:
+    """The comparison report of the example systems (the first is the baseline)."""
+    print("Comparing three example systems (scripts/examples/systems) against the first\n")
+    return compare.main(["-r", str(SYSTEMS / "references.en"), "--sources", str(SYSTEMS / "sources.de"),
+                         "-s", *(str(SYSTEMS / f"{name}.en") for name in ("phrase-based", "transformer",
+                                                                        "transformer-big")),
+                         "-m", "sacrebleu", "chrf", "ter", "meteor", "bertscore", "--output", str(REPORT)])
 
 
 def main(argv: list[str]) -> int:
@@ -32,7 +46,9 @@ def main(argv: list[str]) -> int:
             str(EXAMPLES / "sources.txt"),
             *argv,
         ]
-    print(f"Scoring with: {', '.join(score.available_metrics())}\n")
+    if examples and comparison() != 0:
+        return 1
+    print(f"\nScoring with: {', '.join(score.available_metrics())}\n")
     status = score.main(argv)
     if examples and status == 0:
         print("\nMAUVE: the six predictions against their first references (a small sample: two clusters),"

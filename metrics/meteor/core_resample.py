@@ -14,7 +14,7 @@ bounded for large corpora.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,25 +63,23 @@ def _rows_per_chunk(n_examples: int) -> int:
     return max(1, _CHUNK_ELEMENTS // max(n_examples, 1))
 
 
-def _resampled_totals(stats: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """Column sums of ``stats`` for each row of example indices."""
-    n_examples = stats.shape[0]
-    weights = np.stack([np.bincount(row, minlength=n_examples) for row in indices])
-    return weights.astype(stats.dtype) @ stats
+def bootstrap_weights(n_examples: int, *, n_samples: int, seed: int | None) -> Iterator[np.ndarray]:
+    """Bootstrap resamples of ``n_examples`` examples, drawn as sacreBLEU draws them, in chunks: each chunk is a
+    matrix of how many times each example (column) is drawn in each resample (row). The same seed, corpus size
+    and sample count give the same resamples, so scores of several systems and metrics resampled with them are
+    paired."""
+    rng = np.random.default_rng(seed)
+    step = _rows_per_chunk(n_examples)
+    for start in range(0, n_samples, step):
+        indices = rng.choice(n_examples, size=(min(step, n_samples - start), n_examples), replace=True)
+        yield np.stack([np.bincount(row, minlength=n_examples) for row in indices])
 
 
 def bootstrap_scores(stats: np.ndarray, score: ScoreFn, *, n_samples: int, seed: int | None) -> np.ndarray:
     """Scores of ``n_samples`` bootstrap resamples of the examples (drawn as sacreBLEU draws them)."""
-    rng = np.random.default_rng(seed)
-    n_examples = stats.shape[0]
-    scores = np.empty(n_samples, dtype=np.float64)
-    step = _rows_per_chunk(n_examples)
-    for start in range(0, n_samples, step):
-        rows = min(step, n_samples - start)
-        indices = rng.choice(n_examples, size=(rows, n_examples), replace=True)
-        for offset, totals in enumerate(_resampled_totals(stats, indices)):
-            scores[start + offset] = score(totals)
-    return scores
+    chunks = bootstrap_weights(stats.shape[0], n_samples=n_samples, seed=seed)
+    return np.array([score(totals) for weights in chunks for totals in weights.astype(stats.dtype) @ stats],
+                    dtype=np.float64)
 
 
 def percentile_interval(scores: np.ndarray, *, level: float = 0.95, seed: int | None = None) -> Interval:
@@ -114,6 +112,14 @@ def _p_value(statistics: np.ndarray, observed: float) -> float:
     return (int(np.sum(statistics > observed)) + 1) / (len(statistics) + 1)
 
 
+def paired_bootstrap_p_value(baseline_scores: np.ndarray, system_scores: np.ndarray, baseline_score: float,
+                             system_score: float) -> float:
+    """The paired bootstrap's p-value from the two systems' scores on the same resamples: how often the resampled
+    difference, centred on its mean, is at least the observed one (sacreBLEU's and Moses' rule)."""
+    differences = np.abs(system_scores - baseline_scores)
+    return _p_value(differences - differences.mean(), abs(baseline_score - system_score))
+
+
 def _paired_scores(baseline_stats: np.ndarray, system_stats: np.ndarray, score: ScoreFn) -> tuple[float, float]:
     """The baseline's and the system's corpus scores, once both are known to cover the same examples."""
     if baseline_stats.shape != system_stats.shape:
@@ -130,8 +136,7 @@ def paired_bootstrap_test(baseline_stats: np.ndarray, system_stats: np.ndarray, 
     baseline_score, system_score = _paired_scores(baseline_stats, system_stats, score)
     baseline_scores = bootstrap_scores(baseline_stats, score, n_samples=n_samples, seed=seed)
     system_scores = bootstrap_scores(system_stats, score, n_samples=n_samples, seed=seed)
-    differences = np.abs(system_scores - baseline_scores)
-    p_value = _p_value(differences - differences.mean(), abs(baseline_score - system_score))
+    p_value = paired_bootstrap_p_value(baseline_scores, system_scores, baseline_score, system_score)
     return PairedTestResult(method="bs", p_value=p_value, system_score=system_score, baseline_score=baseline_score,
                             n_samples=n_samples, seed=seed)
 

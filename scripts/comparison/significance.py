@@ -1,0 +1,88 @@
+"""Bootstrap intervals and paired tests against the baseline, on statistics: one set of bootstrap resamples
+(sacreBLEU's draws for the seed) shared by every metric and system, so intervals are comparable and the paired
+bootstrap is sacreBLEU's; approximate randomization per metric and system, as sacreBLEU runs it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from comparison.statistics import MetricStatistics
+from metrics._core.core_resample import (
+    Interval,
+    approximate_randomization_test,
+    bootstrap_weights,
+    paired_bootstrap_p_value,
+    percentile_interval,
+)
+
+
+@dataclass(frozen=True)
+class ResamplingSettings:
+    """How intervals and tests are drawn: bootstrap resamples, approximate-randomization trials (0: no test),
+    seed, interval level and the significance level that earns a system its marker."""
+
+    n_samples: int = 1000
+    ar_samples: int = 10000
+    seed: int | None = 12345
+    level: float = 0.95
+    alpha: float = 0.05
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One metric headline for one system: its score, bootstrap interval and p-values against the baseline
+    (``None`` for the baseline itself and for tests not run)."""
+
+    score: float
+    interval: Interval
+    p_bootstrap: float | None
+    p_randomization: float | None
+
+    def significant(self, alpha: float) -> bool:
+        p_values = [p for p in (self.p_bootstrap, self.p_randomization) if p is not None]
+        return bool(p_values) and max(p_values) < alpha
+
+
+def bootstrap_samples(metrics: Sequence[MetricStatistics], systems: Sequence[str], size: int,
+                      settings: ResamplingSettings, progress=None) -> dict[tuple[str, str, str], np.ndarray]:
+    """Resampled headline numbers, (metric, headline key, system) -> n_samples scores, all on the same
+    resamples."""
+    scores: dict[tuple[str, str, str], list[float]] = {
+        (metric.name, headline.key, system): [] for metric in metrics for headline in metric.headlines
+        for system in systems}
+    for weights in bootstrap_weights(size, n_samples=settings.n_samples, seed=settings.seed):
+        for metric in metrics:
+            for system in systems:
+                for vector in weights.astype(metric.matrices[system].dtype) @ metric.matrices[system]:
+                    for headline, value in zip(metric.headlines, metric.values(metric.vector_totals(system, vector))):
+                        scores[(metric.name, headline.key, system)].append(value)
+                if progress is not None:
+                    progress.update(len(weights))
+    return {key: np.array(values) for key, values in scores.items()}
+
+
+def cells(metrics: Sequence[MetricStatistics], systems: Sequence[str], baseline: str, size: int,
+          settings: ResamplingSettings, progress=None) -> dict[tuple[str, str, str], Cell]:
+    """Every (metric, headline key, system) cell of the comparison table."""
+    samples = bootstrap_samples(metrics, systems, size, settings, progress)
+    table = {}
+    for metric in metrics:
+        for position, headline in enumerate(metric.headlines):
+            baseline_score = metric.exact_values(baseline)[position]
+            for system in systems:
+                score = metric.exact_values(system)[position]
+                key = (metric.name, headline.key, system)
+                interval = percentile_interval(samples[key], level=settings.level, seed=settings.seed)
+                p_bootstrap = p_randomization = None
+                if system != baseline:
+                    p_bootstrap = paired_bootstrap_p_value(samples[(metric.name, headline.key, baseline)],
+                                                           samples[key], baseline_score, score)
+                    if settings.ar_samples > 0:
+                        p_randomization = approximate_randomization_test(
+                            metric.matrices[baseline], metric.matrices[system], metric.vector_score(system, position),
+                            n_samples=settings.ar_samples, seed=settings.seed).p_value
+                table[key] = Cell(score, interval, p_bootstrap, p_randomization)
+    return table
