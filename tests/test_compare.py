@@ -271,3 +271,28 @@ def test_html_report_renders_in_headless_chromium(small_report, tmp_path: Path) 
     assert pixels.shape[:2] == (1600, 1280)
     assert pixels.std() > 0.05 and len(np.unique(pixels.reshape(-1, 3).round(2), axis=0)) > 50, "not blank"
     assert math.isclose(float(pixels[5, 5].mean()), 1.0), "a white page behind the report"
+
+
+def test_jsonl_and_dataset_columns_give_the_same_report(tmp_path: Path) -> None:
+    import datasets
+
+    from comparison import from_jsonl
+
+    records = [{"reference": ["the cat sat on the mat", "a cat was on the mat"], "a": "the cat sat", "b": "a cat"},
+               {"reference": ["a storm cut the power"], "a": "a storm cut power", "b": "the storm cut the power"},
+               {"reference": ["it rained all day"], "a": "it rained", "b": "rain all day long"}]
+    path = tmp_path / "outputs.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    settings = ResamplingSettings(n_samples=50, ar_samples=50)
+    from_file = compare(from_jsonl(path, ["a", "b"]), ["chrf"], settings=settings, progress=False)
+    table = datasets.Dataset.from_list(records)
+    from_dataset = compare(from_columns(table["reference"], {"a": table["a"], "b": table["b"]}), ["chrf"],
+                           settings=settings, progress=False)
+    chrf = load_metric("chrf")
+    for system in ("a", "b"):
+        expected = chrf.compute(predictions=[r[system] for r in records], references=[r["reference"] for r in records])
+        for report in (from_file, from_dataset):
+            assert report.cell(report.headlines[0], system).score == expected["score"]
+        assert from_file.cell(from_file.headlines[0], system) == from_dataset.cell(from_dataset.headlines[0], system)
+    with pytest.raises(ComparisonError, match=r"outputs.jsonl:1 has no field 'c'"):
+        from_jsonl(path, ["a", "c"])
