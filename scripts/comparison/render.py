@@ -105,21 +105,29 @@ def markdown(report: Report, figures: Sequence[Figure]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def _latex_text(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(character, character) for character in text)
+
+
 def latex(report: Report) -> str:
     columns = "l" + "r" * len(report.headlines)
-    header = " & ".join(["System", *(h.label + (r" $\uparrow$" if h.higher_is_better else r" $\downarrow$")
+    header = " & ".join(["System", *(_latex_text(h.label) + (r" $\uparrow$" if h.higher_is_better else r" $\downarrow$")
                                      for h in report.headlines)])
     lines = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{columns}}}", r"\toprule", header + r" \\",
              r"\midrule"]
     for system in report.systems:
-        cells = [system.replace("_", r"\_")]
+        cells = [_latex_text(system)]
         for headline in report.headlines:
             cell, digits = report.cell(headline, system), _digits(report, headline)
             marker = "$^{*}$" if system != report.baseline and cell.significant(report.settings.alpha) else ""
             cells.append(f"{_number(cell.score, digits)}{marker} {{\\scriptsize $\\pm${cell.interval.half_width:.{digits}f}}}")
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}",
-              rf"\caption{{{_settings_line(report).replace('%', chr(92) + '%')} $\pm$: half the interval's width.}}",
+              rf"\caption{{{_latex_text(_settings_line(report))} $\pm$: half the interval's width.}}",
               r"\end{table}"]
     return "\n".join(lines) + "\n"
 
