@@ -184,6 +184,34 @@ def _ranking_cases(columns: tuple[str, ...]) -> list[Case]:
                "references[0]['d1']")]
 
 
+def _score_row_cases(columns: tuple[str, ...]) -> list[Case]:
+    """Meta-evaluation rows: a metric's and the humans' scores, with the system and item of each row."""
+    def given(**changes: Any) -> dict[str, Any]:
+        return {**SCORE_ROWS, **changes}
+
+    return [
+        Case("empty", "an empty corpus", {name: [] for name in SCORE_ROWS}, {}, "predictions"),
+        Case("none", "`predictions` is None", given(predictions=None), {}, "predictions"),
+        Case("lengths", "fewer human scores than metric scores", given(references=[1.0, 2.0, 3.0]), {},
+             "references"),
+        Case("string", "one string instead of a list of scores", given(predictions="0.5 0.7 0.2 0.9"), {},
+             "predictions"),
+        Case("non-number", "a score that is not a number", given(predictions=[0.5, "0.7", 0.2, 0.9]), {},
+             "predictions[1]"),
+        Case("nan", "a NaN human score", given(references=[1.0, float("nan"), 3.0, 4.0]), {}, "references[1]"),
+        Case("bool", "a bool among the scores", given(predictions=[0.5, True, 0.2, 0.9]), {}, "predictions[1]"),
+        Case("systems-none", "`systems` is None", given(systems=None), {}, "systems"),
+        Case("float-system", "a system id that is a float", given(systems=["a", "b", 1.5, "b"]), {}, "systems[2]"),
+        Case("list-item", "an item id that is a list", given(items=["x", ["x"], "y", "y"]), {}, "items[1]"),
+        Case("items-lengths", "fewer items than rows", given(items=["x", "x"]), {}, "items"),
+        Case("repeated-row", "two rows of one system on one item", given(items=["x", "x", "x", "y"]), {}, "rows 0 and 2"),
+        Case("one-system", "a single system (no system-level correlation)", given(systems=["a"] * 4, items=["w", "x", "y", "z"]),
+             {}, "systems"),
+        Case("other-lengths", "another metric with fewer scores than rows", given(),
+             {"other_metrics": {"bleu": [1.0, 2.0]}}, "other_metrics['bleu']"),
+    ]
+
+
 LABEL_PAIR = ([0, 1], [0, 1])
 RANKING_PAIR = ([{"d1": 0.9, "d2": 0.5}, ["d3", "d4"]], [{"d1": 1}, {"d4": 2, "d5": 1}])
 NUMBER_PAIR = ([0.5, 1.5], [1.0, 2.0])
@@ -196,6 +224,8 @@ SQUAD_PAIR = (
 SQUAD_V2_PAIR = ([{**prediction, "no_answer_probability": 0.0} for prediction in SQUAD_PAIR[0]], SQUAD_PAIR[1])
 COREF_PAIR = ([[[[0, 1], [3, 4]]], [[[0, 0]], [[2, 2], [5, 6]]]], [[[[0, 1]], [[3, 4]]], [[[0, 0], [2, 2]]]])
 SAMPLE_PAIR = (["the cat sat on the mat", "a storm cut the power"], ["the cat sat on a mat", "a storm cut power"])
+SCORE_ROWS = {"predictions": [0.5, 0.7, 0.2, 0.9], "references": [60.0, 85.0, 20.0, 95.0],
+              "systems": ["a", "b", "a", "b"], "items": ["x", "x", "y", "y"]}
 TEXT_GOOD = {"predictions": ["the cat sat on the mat", "a storm cut the power"],
              "references": ["the cat sat on a mat", "a storm cut power"],
              "sources": ["le chat est assis", "une tempête a coupé le courant"]}
@@ -226,6 +256,7 @@ KINDS: dict[str, KindCases] = {
     "rankings": KindCases(_ranking_cases, _pair(RANKING_PAIR)),
     "generated and human texts": KindCases(_sample_cases, _pair(SAMPLE_PAIR)),
     "coreference documents": KindCases(_coref_cases, _pair(COREF_PAIR)),
+    "system and item scores": KindCases(_score_row_cases, SCORE_ROWS),
 }
 
 

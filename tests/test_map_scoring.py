@@ -101,6 +101,14 @@ def generated_corpora(kind: str) -> dict[str, Corpus]:
                            for _ in range(2000)]
             references = [dict(zip(rng.sample(documents, rng.randint(0, 8)), (rng.randint(0, 3) for _ in range(8))))
                           for _ in range(2000)]
+        elif kind == "system and item scores":  # 20 systems on 100 items, DA-like human scores
+            rows = [(system, item) for system in range(20) for item in range(100)]
+            quality = {system: rng.gauss(60, 10 * skew + 5) for system in range(20)}
+            references = [round(min(100.0, max(0.0, rng.gauss(quality[system], 20)))) for system, _ in rows]
+            corpora[label] = {"predictions": [r / 100 + rng.gauss(0, 0.2) for r in references],
+                              "references": references, "systems": [f"sys{system}" for system, _ in rows],
+                              "items": [f"seg{item}" for _, item in rows]}
+            continue
         else:
             raise KeyError(f"no map-scoring corpus for the input kind {kind!r}; add one to {__name__}")
         corpora[label] = {"predictions": predictions, "references": references}

@@ -144,6 +144,31 @@ def identical_number_pairs() -> st.SearchStrategy[Corpus]:
         lambda values: len(set(values)) > 1).map(lambda values: {"predictions": values, "references": values})
 
 
+@st.composite
+def score_rows(draw: Any, long_texts: int = 50) -> Corpus:
+    """Meta-evaluation rows: 2 to 4 systems on 1 to 4 items (every system on item 0, others possibly missing),
+    metric and human scores with ties (constant sides included: reported as 0.0 with a warning)."""
+    n_systems, n_items = draw(st.integers(2, 4)), draw(st.integers(1, 4))
+    score = st.one_of(st.integers(0, 4).map(float), st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False))
+    rows = [(system, item) for system in range(n_systems) for item in range(n_items)
+            if item == 0 or draw(st.booleans())]
+    return {"predictions": [draw(score) for _ in rows], "references": [draw(score) * 25 for _ in rows],
+            "systems": [f"s{system}" for system, _ in rows], "items": [item for _, item in rows]}
+
+
+def identical_score_rows() -> st.SearchStrategy[Corpus]:
+    """Metric scores equal to the human scores, distinct for every row and ordered by system (so system means
+    differ and every item's systems are ordered)."""
+    def rows(shape: tuple[int, int]) -> Corpus:
+        n_systems, n_items = shape
+        scores = [100.0 * system + item for system in range(n_systems) for item in range(n_items)]
+        return {"predictions": scores, "references": scores,
+                "systems": [f"s{system}" for system in range(n_systems) for _ in range(n_items)],
+                "items": [f"i{item}" for _ in range(n_systems) for item in range(n_items)]}
+
+    return st.tuples(st.integers(2, 5), st.integers(1, 5)).map(rows)
+
+
 TAGS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG", "I-MISC")
 
 
@@ -363,6 +388,18 @@ PROFILES: dict[str, Profile] = {
         {"mauve": 1.0, "frontier_integral": 0.0}, tolerance=1e-5,
         options={"featurize_model_name": "all-MiniLM-L6-v2", "device_id": -1}, examples=40, entry_point_examples=20,
         long_texts=500, corpora=text_samples, statistics=False,
+    ),
+    # every key a correlation (-1..1), an accuracy or p-value (0..1) or a count; identical scores rank alike
+    "meta_evaluation": Profile(
+        {**{key: (-1, 1) for key in ("system/pearson", "system/spearman", "system/kendall", "segment/kendall_b",
+                                     "segment/kendall_c", "segment/kendall_like")},
+         **{key: (0, 1) for key in ("system/pairwise_accuracy", "segment/pairwise_accuracy", "system/pearson_pvalue",
+                                    "system/spearman_pvalue", "system/kendall_pvalue")},
+         **{key: (0, math.inf) for key in ("num_systems", "num_items", "num_segments", "segment/kendall_groups",
+                                           "segment/accuracy_groups", "segment/darr_pairs")}},
+        {key: 1.0 for key in ("system/pearson", "system/spearman", "system/kendall", "system/pairwise_accuracy",
+                              "segment/pairwise_accuracy")},
+        corpora=score_rows, identical=identical_score_rows(),
     ),
     # identical entities: every mention and entity found (MUC and BLANC have no links to find in all-singleton
     # documents, so their best value is not promised)

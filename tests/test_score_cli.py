@@ -103,3 +103,20 @@ def test_jsonl_labels_tags_and_answers(metrics, records, fields, tmp_path: Path)
         expected = load_metric(name).compute(predictions=[record[prediction_key] for record in records],
                                              references=[record[reference_key] for record in records])
         assert output[name] == json.loads(json.dumps(expected)), name
+
+
+def test_jsonl_meta_evaluation_rows(tmp_path: Path) -> None:
+    """Meta-evaluation rows (system, item, metric score, human score) score through JSONL with the default keys."""
+    scores = {("A", 1): (0.7, 90), ("A", 2): (0.5, 60), ("B", 1): (0.4, 40), ("B", 2): (0.6, 70),
+              ("C", 1): (0.1, 20), ("C", 2): (0.5, 20)}
+    records = [{"system": system, "item": item, "prediction": prediction, "reference": reference}
+               for (system, item), (prediction, reference) in scores.items()]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    result = run("--jsonl", str(path), "-m", "meta_evaluation", "-o", "meta_evaluation.grouping=none", "--format",
+                 "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    expected = load_metric("meta_evaluation").compute(
+        predictions=[r["prediction"] for r in records], references=[r["reference"] for r in records],
+        systems=[r["system"] for r in records], items=[r["item"] for r in records], grouping="none")
+    assert json.loads(result.stdout)["meta_evaluation"] == json.loads(json.dumps(expected))
