@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -120,7 +121,8 @@ def paired_bootstrap_p_value(baseline_scores: np.ndarray, system_scores: np.ndar
     return _p_value(differences - differences.mean(), abs(baseline_score - system_score))
 
 
-def _paired_scores(baseline_stats: np.ndarray, system_stats: np.ndarray, score: ScoreFn) -> tuple[float, float]:
+def _paired_scores(baseline_stats: np.ndarray, system_stats: np.ndarray,
+                   score: Callable[[np.ndarray], Any]) -> tuple[Any, Any]:
     """The baseline's and the system's corpus scores, once both are known to cover the same examples."""
     if baseline_stats.shape != system_stats.shape:
         raise ValueError(
@@ -141,13 +143,16 @@ def paired_bootstrap_test(baseline_stats: np.ndarray, system_stats: np.ndarray, 
                             n_samples=n_samples, seed=seed)
 
 
-def approximate_randomization_test(baseline_stats: np.ndarray, system_stats: np.ndarray, score: ScoreFn, *,
-                                   n_samples: int = 10000, seed: int | None = DEFAULT_SEED) -> PairedTestResult:
-    """Paired two-sided approximate randomization (Riezler & Maxwell 2005), as in multeval and sacreBLEU."""
-    baseline_score, system_score = _paired_scores(baseline_stats, system_stats, score)
+def approximate_randomization_p_values(baseline_stats: np.ndarray, system_stats: np.ndarray,
+                                       scores: Callable[[np.ndarray], Sequence[float]], *, n_samples: int = 10000,
+                                       seed: int | None = DEFAULT_SEED) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Paired two-sided approximate randomization of several scores of the same statistics at once (the same
+    trials for each): the p-values, the baseline's and the system's scores."""
+    baseline_scores, system_scores = (np.asarray(values, dtype=np.float64)
+                                      for values in _paired_scores(baseline_stats, system_stats, scores))
     rng = np.random.default_rng(seed)
     n_examples = baseline_stats.shape[0]
-    differences = np.empty(n_samples, dtype=np.float64)
+    differences = np.empty((n_samples, len(baseline_scores)), dtype=np.float64)
     step = max(_BOOL_CHUNK_ROWS, _rows_per_chunk(n_examples) // _BOOL_CHUNK_ROWS * _BOOL_CHUNK_ROWS)
     for start in range(0, n_samples, step):
         rows = min(step, n_samples - start)
@@ -156,7 +161,17 @@ def approximate_randomization_test(baseline_stats: np.ndarray, system_stats: np.
         shuffled_a = swap.astype(baseline_stats.dtype) @ baseline_stats + keep.astype(system_stats.dtype) @ system_stats
         shuffled_b = keep.astype(baseline_stats.dtype) @ baseline_stats + swap.astype(system_stats.dtype) @ system_stats
         for offset in range(rows):
-            differences[start + offset] = abs(score(shuffled_a[offset]) - score(shuffled_b[offset]))
-    p_value = _p_value(differences, abs(baseline_score - system_score))
-    return PairedTestResult(method="ar", p_value=p_value, system_score=system_score, baseline_score=baseline_score,
-                            n_samples=n_samples, seed=seed)
+            differences[start + offset] = np.abs(np.asarray(scores(shuffled_a[offset]), dtype=np.float64)
+                                                 - np.asarray(scores(shuffled_b[offset]), dtype=np.float64))
+    observed = np.abs(baseline_scores - system_scores)
+    p_values = np.array([_p_value(differences[:, column], observed[column]) for column in range(len(observed))])
+    return p_values, baseline_scores, system_scores
+
+
+def approximate_randomization_test(baseline_stats: np.ndarray, system_stats: np.ndarray, score: ScoreFn, *,
+                                   n_samples: int = 10000, seed: int | None = DEFAULT_SEED) -> PairedTestResult:
+    """Paired two-sided approximate randomization (Riezler & Maxwell 2005), as in multeval and sacreBLEU."""
+    p_values, baseline_scores, system_scores = approximate_randomization_p_values(
+        baseline_stats, system_stats, lambda totals: (score(totals),), n_samples=n_samples, seed=seed)
+    return PairedTestResult(method="ar", p_value=float(p_values[0]), system_score=float(system_scores[0]),
+                            baseline_score=float(baseline_scores[0]), n_samples=n_samples, seed=seed)

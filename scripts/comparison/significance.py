@@ -12,7 +12,7 @@ import numpy as np
 from comparison.statistics import MetricStatistics
 from metrics._core.core_resample import (
     Interval,
-    approximate_randomization_test,
+    approximate_randomization_p_values,
     bootstrap_weights,
     paired_bootstrap_p_value,
     percentile_interval,
@@ -70,19 +70,19 @@ def cells(metrics: Sequence[MetricStatistics], systems: Sequence[str], baseline:
     samples = bootstrap_samples(metrics, systems, size, settings, progress)
     table = {}
     for metric in metrics:
-        for position, headline in enumerate(metric.headlines):
-            baseline_score = metric.exact_values(baseline)[position]
-            for system in systems:
-                score = metric.exact_values(system)[position]
+        baseline_scores = metric.exact_values(baseline)
+        for system in systems:
+            scores = metric.exact_values(system)
+            randomization = [None] * len(metric.headlines)
+            if system != baseline and settings.ar_samples > 0:
+                randomization = approximate_randomization_p_values(
+                    metric.matrices[baseline], metric.matrices[system], metric.vector_scores(system),
+                    n_samples=settings.ar_samples, seed=settings.seed)[0].tolist()
+            for position, headline in enumerate(metric.headlines):
                 key = (metric.name, headline.key, system)
                 interval = percentile_interval(samples[key], level=settings.level, seed=settings.seed)
-                p_bootstrap = p_randomization = None
-                if system != baseline:
-                    p_bootstrap = paired_bootstrap_p_value(samples[(metric.name, headline.key, baseline)],
-                                                           samples[key], baseline_score, score)
-                    if settings.ar_samples > 0:
-                        p_randomization = approximate_randomization_test(
-                            metric.matrices[baseline], metric.matrices[system], metric.vector_score(system, position),
-                            n_samples=settings.ar_samples, seed=settings.seed).p_value
-                table[key] = Cell(score, interval, p_bootstrap, p_randomization)
+                p_bootstrap = None if system == baseline else paired_bootstrap_p_value(
+                    samples[(metric.name, headline.key, baseline)], samples[key], baseline_scores[position],
+                    scores[position])
+                table[key] = Cell(scores[position], interval, p_bootstrap, randomization[position])
     return table

@@ -139,6 +139,6 @@ class MetricStatistics:
         totals["signature"] = self.signature
         return totals
 
-    def vector_score(self, system: str, position: int):
-        """A function from a vector of column sums to one headline number (for the core's resampling tests)."""
-        return lambda vector: self.values(self.vector_totals(system, vector))[position]
+    def vector_scores(self, system: str):
+        """A function from a vector of column sums to the headline numbers (for the core's resampling tests)."""
+        return lambda vector: self.values(self.vector_totals(system, vector))
