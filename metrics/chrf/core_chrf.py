@@ -15,6 +15,8 @@ smoothing of chrF++.py, is reproduced operation for operation.
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -84,11 +86,17 @@ def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
+@functools.lru_cache(maxsize=64)
+def _count_names(char_order: int, word_order: int) -> tuple[str, ...]:
+    """Names of the hypothesis, reference and match counts of each character and word order."""
+    orders = [f"char{order}" for order in range(1, char_order + 1)]
+    orders += [f"word{order}" for order in range(1, word_order + 1)]
+    return tuple(f"{name}_{count}" for name in orders for count in ("hyp", "ref", "match"))
+
+
 def chrf_schema(options: ChrfOptions, metric: str = METRIC) -> StatsSchema:
     """The statistics of chrF with ``options``' orders: hypothesis, reference and match counts per order."""
-    names = [f"char{order}" for order in range(1, options.char_order + 1)]
-    names += [f"word{order}" for order in range(1, options.word_order + 1)]
-    fields = [StatField(f"{name}_{count}") for name in names for count in ("hyp", "ref", "match")]
+    fields = [StatField(name) for name in _count_names(options.char_order, options.word_order)]
     return StatsSchema(metric, (*fields, StatField("min_refs", "min"), StatField("max_refs", "max")))
 
 
@@ -212,8 +220,7 @@ def chrf_signature(nrefs: int | str, options: ChrfOptions, resampling: Mapping[s
 
 
 def _statistics_of_totals(totals: Mapping[str, Any], options: ChrfOptions) -> list[Any]:
-    names = chrf_schema(options).names[:-2]
-    return [totals[name] for name in names]
+    return [totals[name] for name in _count_names(options.char_order, options.word_order)]
 
 
 def chrf_from_totals(

@@ -60,6 +60,15 @@ def as_stats_matrix(rows: Sequence[Sequence[float]]) -> np.ndarray:
     return matrix.astype(np.float64, copy=False)
 
 
+def weighted_totals(weights: np.ndarray, stats: np.ndarray) -> np.ndarray:
+    """``weights @ stats``: column sums of the statistics weighted by each row of ``weights`` (counts or 0/1
+    selections). Multiplied in float64 by BLAS (numpy's integer product has no fast path); for integer statistics
+    every product and partial sum is an integer far below 2**53, so the result is exact in any summation order
+    and returned as int64."""
+    product = weights.astype(np.float64) @ stats.astype(np.float64, copy=False)
+    return np.rint(product).astype(np.int64) if stats.dtype.kind in "biu" else product
+
+
 def _rows_per_chunk(n_examples: int) -> int:
     return max(1, _CHUNK_ELEMENTS // max(n_examples, 1))
 
@@ -79,7 +88,7 @@ def bootstrap_weights(n_examples: int, *, n_samples: int, seed: int | None) -> I
 def bootstrap_scores(stats: np.ndarray, score: ScoreFn, *, n_samples: int, seed: int | None) -> np.ndarray:
     """Scores of ``n_samples`` bootstrap resamples of the examples (drawn as sacreBLEU draws them)."""
     chunks = bootstrap_weights(stats.shape[0], n_samples=n_samples, seed=seed)
-    return np.array([score(totals) for weights in chunks for totals in weights.astype(stats.dtype) @ stats],
+    return np.array([score(totals) for weights in chunks for totals in weighted_totals(weights, stats)],
                     dtype=np.float64)
 
 
@@ -158,8 +167,8 @@ def approximate_randomization_p_values(baseline_stats: np.ndarray, system_stats:
         rows = min(step, n_samples - start)
         swap = rng.integers(2, size=(rows, n_examples), dtype=bool)
         keep = ~swap
-        shuffled_a = swap.astype(baseline_stats.dtype) @ baseline_stats + keep.astype(system_stats.dtype) @ system_stats
-        shuffled_b = keep.astype(baseline_stats.dtype) @ baseline_stats + swap.astype(system_stats.dtype) @ system_stats
+        shuffled_a = weighted_totals(swap, baseline_stats) + weighted_totals(keep, system_stats)
+        shuffled_b = weighted_totals(keep, baseline_stats) + weighted_totals(swap, system_stats)
         for offset in range(rows):
             differences[start + offset] = np.abs(np.asarray(scores(shuffled_a[offset]), dtype=np.float64)
                                                  - np.asarray(scores(shuffled_b[offset]), dtype=np.float64))

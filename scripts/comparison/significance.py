@@ -16,6 +16,7 @@ from metrics._core.core_resample import (
     bootstrap_weights,
     paired_bootstrap_p_value,
     percentile_interval,
+    weighted_totals,
 )
 
 
@@ -56,7 +57,7 @@ def bootstrap_samples(metrics: Sequence[MetricStatistics], systems: Sequence[str
     for weights in bootstrap_weights(size, n_samples=settings.n_samples, seed=settings.seed):
         for metric in metrics:
             for system in systems:
-                for vector in weights.astype(metric.matrices[system].dtype) @ metric.matrices[system]:
+                for vector in weighted_totals(weights, metric.matrices[system]):
                     for headline, value in zip(metric.headlines, metric.values(metric.vector_totals(system, vector))):
                         scores[(metric.name, headline.key, system)].append(value)
                 if progress is not None:

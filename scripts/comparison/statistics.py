@@ -61,7 +61,8 @@ class MetricStatistics:
             raise ComparisonError(f"compare: {name} keeps keyed statistics (per-label counts); the comparison "
                                   "resamples text-generation metrics")
         self.signature = module.signature(self.options)
-        self._bookkeeping = [index for index, field in enumerate(self.schema.fields) if field.reduce in ("min", "max")]
+        self.names = self.schema.names
+        self._bookkeeping = [field.name for field in self.schema.fields if field.reduce in ("min", "max")]
         self.rows: dict[str, list[tuple[Any, ...]]] = {}
         self.matrices: dict[str, np.ndarray] = {}
         self.corpus_totals: dict[str, dict[str, Any]] = {}
@@ -86,7 +87,7 @@ class MetricStatistics:
     def add_system(self, data: ComparisonData, system: str) -> None:
         """Statistics rows of one system's outputs (the metric's one pass over them)."""
         columns = self.module.example_stats(**self.inputs(data, system), **self.given)
-        rows = list(zip(*(columns[name] for name in self.schema.names)))
+        rows = list(zip(*(columns[name] for name in self.names)))
         self.rows[system] = rows
         self.matrices[system] = as_stats_matrix(rows)
         self.corpus_totals[system] = self.schema.totals_of_rows(rows, self.signature)
@@ -131,10 +132,9 @@ class MetricStatistics:
     def vector_totals(self, system: str, vector: np.ndarray) -> dict[str, Any]:
         """Totals from a vector of column sums (a resample's); min/max bookkeeping fields (reference counts, which
         only name the signature) keep the corpus's values."""
-        totals = dict(zip(self.schema.names, vector.tolist()))
+        totals = dict(zip(self.names, vector.tolist()))
         corpus = self.corpus_totals[system]
-        for index in self._bookkeeping:
-            name = self.schema.names[index]
+        for name in self._bookkeeping:
             totals[name] = corpus[name]
         totals["signature"] = self.signature
         return totals
