@@ -22,8 +22,24 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from comparison import ComparisonError, ResamplingSettings, compare, from_files, from_jsonl, write_report
+from comparison.data import system_name
 from comparison.render import FORMATS
+from project import read_lines
 from score import parse_options
+
+
+def read_human_scores(specs: Sequence[str]) -> dict[str, list[float]]:
+    """``name=path`` files of one human score per line."""
+    scores = {}
+    for spec in specs:
+        name, path = system_name(spec)
+        if not path.is_file():
+            raise ComparisonError(f"compare: human score file {path} does not exist")
+        try:
+            scores[name] = [float(line) for line in read_lines(path)]
+        except ValueError as error:
+            raise ComparisonError(f"compare: {path}: {error}") from None
+    return scores
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--analysis-metric", help="metric of the difficulty buckets and contrasting examples")
     parser.add_argument("--contrast", nargs=2, metavar=("FIRST", "SECOND"),
                         help="the two systems whose most different examples are shown")
+    parser.add_argument("--human", nargs="+", default=[],
+                        help="human scores, name=path per system (one number per line): adds the metrics' agreement "
+                             "with them")
     parser.add_argument("--examples", type=int, default=5, help="contrasting examples each way (default 5)")
     parser.add_argument("--bootstrap-samples", type=int, default=1000)
     parser.add_argument("--ar-samples", type=int, default=10000, help="approximate randomization trials; 0: none")
@@ -72,12 +91,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         metrics = arguments.metrics or list(TASK_METRICS[arguments.task])
         options = {name: values for name, values in parse_options(arguments.option, metrics).items() if values}
+        human = read_human_scores(arguments.human) if arguments.human else None
         report = compare(data, metrics, task=arguments.task, options=options, baseline=arguments.baseline,
                          settings=ResamplingSettings(n_samples=arguments.bootstrap_samples,
                                                      ar_samples=arguments.ar_samples, seed=arguments.seed),
                          analysis_metric=arguments.analysis_metric,
                          contrast=tuple(arguments.contrast) if arguments.contrast else None,
-                         examples=arguments.examples, progress=not arguments.quiet)
+                         examples=arguments.examples, human=human, progress=not arguments.quiet)
     except ComparisonError as error:
         raise SystemExit(str(error)) from None
     written = write_report(report, arguments.output, arguments.formats)

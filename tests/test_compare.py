@@ -296,3 +296,39 @@ def test_jsonl_and_dataset_columns_give_the_same_report(tmp_path: Path) -> None:
         assert from_file.cell(from_file.headlines[0], system) == from_dataset.cell(from_dataset.headlines[0], system)
     with pytest.raises(ComparisonError, match=r"outputs.jsonl:1 has no field 'c'"):
         from_jsonl(path, ["a", "c"])
+
+
+def test_agreement_with_human_scores_equals_scipy(wmt17, tmp_path: Path) -> None:
+    import random
+
+    from scipy import stats
+
+    references, outputs = wmt17
+    named = {name: outputs[name][:150] for name in ("online-B.0", "uedin-nmt.4722", "KIT.4950", "online-A.0")}
+    rng = random.Random(7)
+    human = {name: [rng.uniform(0, 100) for _ in range(150)] for name in named}
+    report = compare(from_columns(references[:150], named), ["sacrebleu", "ter"], human=human, progress=False,
+                     settings=ResamplingSettings(n_samples=20, ar_samples=0))
+    for headline in report.headlines:
+        sign = 1.0 if headline.higher_is_better else -1.0  # TER negated: positive means agreement
+        corpus = [sign * report.cell(headline, system).score for system in named]
+        means = [sum(human[system]) / 150 for system in named]
+        found = report.human.correlations[headline.label]
+        assert found["system/pearson"] == pytest.approx(stats.pearsonr(corpus, means).statistic, abs=1e-12)
+        assert found["system/kendall"] == pytest.approx(stats.kendalltau(corpus, means).statistic, abs=1e-12)
+        # segment level grouped by example: Kendall tau-b across the systems of each example, averaged over the
+        # examples where it is defined
+        per_example = {system: report.per_example[(headline.metric, system)][:, 0] for system in named}
+        taus = [stats.kendalltau([sign * per_example[s][i] for s in named], [human[s][i] for s in named]).statistic
+                for i in range(150)]
+        defined = [tau for tau in taus if not math.isnan(tau)]
+        assert found["segment/kendall_b"] == pytest.approx(sum(defined) / len(defined), abs=1e-12)
+        assert found["segment/kendall_groups"] == len(defined)
+    write_report(report, tmp_path, ["md"])
+    assert "## Agreement with human scores" in (tmp_path / "report.md").read_text(encoding="utf-8")
+    with pytest.raises(ComparisonError, match=r"missing \['KIT.4950'\]"):
+        compare(from_columns(references[:150], named), ["sacrebleu"], progress=False,
+                human={name: human[name] for name in named if name != "KIT.4950"})
+    with pytest.raises(ComparisonError, match=r"149 human scores for system 'online-B.0'"):
+        compare(from_columns(references[:150], named), ["sacrebleu"], progress=False,
+                human={**human, "online-B.0": human["online-B.0"][:149]})

@@ -71,6 +71,21 @@ def _settings_line(report: Report) -> str:
             "test run.")
 
 
+_HUMAN_NOTE = ("Correlation of each metric with the human scores (meta_evaluation): system level, the corpus score "
+               "against the mean human score; segment level, per-example numbers against per-example human scores, "
+               "grouped by example. Lower-is-better metrics are negated, so positive means agreement.")
+
+
+_HUMAN_COLUMNS = ("system/pearson", "system/spearman", "system/kendall", "segment/kendall_b", "segment/kendall_like",
+                  "segment/pairwise_accuracy")
+
+
+def _human_names(report: Report) -> list[str]:
+    """The correlations shown in the tables (the JSON has every output of meta_evaluation)."""
+    given = {name for values in report.human.correlations.values() for name in values}
+    return [name for name in _HUMAN_COLUMNS if name in given]
+
+
 def markdown(report: Report, figures: Sequence[Figure]) -> str:
     lines = ["# System comparison", "", _settings_line(report), ""]
     lines += ["| system | " + " | ".join(h.label for h in report.headlines) + " |",
@@ -100,6 +115,13 @@ def markdown(report: Report, figures: Sequence[Figure]) -> str:
                 numbers = ", ".join(f"{label} {value:.2f}" for label, value in example.scores[system].items())
                 lines.append(f"- {system}: {output} ({numbers})")
             lines.append("")
+    if report.human is not None:
+        names = _human_names(report)
+        lines += ["## Agreement with human scores", "", _HUMAN_NOTE, "",
+                  "| metric | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        lines += [f"| {label} | " + " | ".join(_number(values.get(name), 4) for name in names) + " |"
+                  for label, values in report.human.correlations.items()]
+        lines.append("")
     lines += ["## Figures", ""] + [f"![{figure.title}](figures/{figure.name}.png)" for figure in figures]
     lines += ["", "## Signatures", ""] + [f"- {name}: `{signature}`" for name, signature in report.signatures.items()]
     return "\n".join(lines) + "\n"
@@ -153,6 +175,7 @@ def json_text(report: Report) -> str:
                      "buckets": [{"label": b.label, "examples": b.indices} for b in table.buckets],
                      "scores": {system: [clean(v) for v in values] for system, values in table.scores.items()}}
                     for table in report.buckets],
+        "agreement_with_human_scores": report.human.correlations if report.human else None,
         "contrast": list(report.contrast) if report.contrast else None,
         "contrasting_examples": [asdict(example) for example in report.examples],
     }
@@ -202,6 +225,12 @@ def html_page(report: Report, figures: Sequence[Figure]) -> str:
              for system, scores in table.scores.items()], "buckets"))
     parts += [f'<figure id="figure-{figure.name}">{figure.svg}<figcaption>{escape(figure.title)}</figcaption></figure>'
               for figure in figures]
+    if report.human is not None:
+        names = _human_names(report)
+        parts.append(f"<h2>Agreement with human scores</h2><p>{escape(_HUMAN_NOTE)}</p>")
+        parts.append(_html_table(["metric", *names], [
+            [f"<td>{escape(label)}</td>", *(f"<td>{_number(values.get(name), 4)}</td>" for name in names)]
+            for label, values in report.human.correlations.items()], "human"))
     if report.examples:
         first, second = report.contrast
         parts.append(f"<h2>Examples where {escape(second)} and {escape(first)} differ most</h2>")

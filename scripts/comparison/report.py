@@ -18,6 +18,7 @@ from comparison.analysis import (
     reference_length_buckets,
 )
 from comparison.data import ComparisonData, ComparisonError
+from comparison.human import HumanAgreement, checked_human_scores, human_agreement
 from comparison.significance import Cell, ResamplingSettings, cells
 from comparison.statistics import TASK_METRICS, Headline, MetricStatistics
 from project import ROOT
@@ -41,6 +42,7 @@ class Report:
     contrast: tuple[str, str] | None = None
     examples: list[ExampleContrast] = field(default_factory=list)
     per_example: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)  # (metric, system) -> n x headlines
+    human: HumanAgreement | None = None
 
     def cell(self, headline: Headline, system: str) -> Cell:
         return self.cells[(headline.metric, headline.key, system)]
@@ -90,12 +92,13 @@ def compare(data: ComparisonData, metrics: Sequence[str] | None = None, *, task:
             options: Mapping[str, Mapping[str, Any]] | None = None, baseline: str | None = None,
             settings: ResamplingSettings = ResamplingSettings(), analysis_metric: str | None = None,
             contrast: tuple[str, str] | None = None, examples: int = 5, buckets: int = 4,
-            progress: bool = True) -> Report:
+            human: Mapping[str, Sequence[float]] | None = None, progress: bool = True) -> Report:
     """Compare the systems of ``data`` with ``metrics`` (default: the task's set) against ``baseline`` (default:
     the first system); ``analysis_metric`` (a metric name, default the second metric, else the first) drives the
     difficulty buckets and the contrasting examples of ``contrast`` (default: the baseline and the best other
-    system on it)."""
+    system on it). ``human`` (system -> one human score per example) adds each headline's agreement with them."""
     prepared, baseline = prepare(data, metrics, task, options, baseline)
+    human_scores = checked_human_scores(data, human) if human is not None else None
     systems = list(data.systems)
     if contrast is not None and any(system not in data.systems for system in contrast):
         raise ComparisonError(f"compare: the contrast {contrast} names a system not in {systems}")
@@ -120,6 +123,10 @@ def compare(data: ComparisonData, metrics: Sequence[str] | None = None, *, task:
             np.stack([per_example[(chosen.name, system)][:, 0] for system in systems]), chosen.headlines[0], buckets),
             chosen, 0, systems),
     ]
+    if human_scores is not None:
+        report.human = human_agreement(report.headlines, {(h.label, system): report.cell(h, system).score
+                                                          for h in report.headlines for system in systems},
+                                       per_example, human_scores)
     if len(systems) > 1:
         if contrast is None:
             others = [system for system in systems if system != baseline]
