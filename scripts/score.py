@@ -42,7 +42,8 @@ def available_metrics() -> list[str]:
 
 Columns = dict[str, list[Any]]
 DEFAULT_FIELDS = {"predictions": ("prediction", "predictions"), "references": ("references", "reference"),
-                  "sources": ("source", "sources"), "systems": ("system", "systems"), "items": ("item", "items")}
+                  "sources": ("source", "sources"), "systems": ("system", "systems"), "items": ("item", "items"),
+                  "annotators": ("annotator", "annotators"), "labels": ("label", "labels")}
 
 
 def read_text_files(prediction_file: Path, reference_files: Sequence[Path], source_file: Path | None) -> Columns:

@@ -212,6 +212,51 @@ def _score_row_cases(columns: tuple[str, ...]) -> list[Case]:
     ]
 
 
+def _rating_cases(columns: tuple[str, ...]) -> list[Case]:
+    """Agreement ratings (item, annotator, label), and what each coefficient needs of them."""
+    def given(**changes: Any) -> dict[str, Any]:
+        return {**RATING_ROWS, **changes}
+
+    three = given(items=["x", "x", "x", "y", "y", "y"], annotators=["a", "b", "c"] * 2)
+    ragged = given(items=["x", "x", "x", "y", "y", "z"], annotators=["a", "b", "c", "a", "b", "a"])
+    return [
+        Case("empty", "an empty corpus", {name: [] for name in RATING_ROWS}, {}, "items"),
+        Case("none", "`items` is None", given(items=None), {}, "items"),
+        Case("lengths", "fewer labels than items", given(labels=[1, 1, 2]), {}, "labels"),
+        Case("string", "one string instead of a list of labels", given(labels="112122"), {}, "labels"),
+        Case("none-label", "None among the labels (a missing rating)", given(labels=[1, None, 2, 1, 2, 2]), {},
+             "labels[1]"),
+        Case("nan-label", "a NaN label", given(labels=[1, 1, float("nan"), 1, 2, 2]), {}, "labels[2]"),
+        Case("bool-label", "a bool among the labels", given(labels=[1, True, 2, 1, 2, 2]), {}, "labels[1]"),
+        Case("mixed-labels", "labels of mixed types (a number and a string)", given(labels=[1, "1", 2, 1, 2, 2]), {},
+             "labels[1]"),
+        Case("float-item", "an item id that is a float", given(items=["x", "x", 1.5, "y", "z", "z"]), {}, "items[2]"),
+        Case("list-annotator", "an annotator id that is a list", given(annotators=["a", ["b"], "a", "b", "a", "b"]),
+             {}, "annotators[1]"),
+        Case("repeated-rating", "an annotator rating one item twice", given(annotators=["a", "a", "a", "b", "a", "b"]),
+             {}, "rows 0 and 1"),
+        Case("single-ratings", "every item rated once (nothing to pair)", given(items=["u", "v", "w", "x", "y", "z"]),
+             {}, "items"),
+        Case("one-label", "every rating the same label (alpha is 0/0)", given(labels=[2] * 6), {}, "labels"),
+        Case("cohen-three", "Cohen's kappa of three annotators", three, {"coefficients": "cohen_kappa"}, "annotators"),
+        Case("cohen-missing", "Cohen's kappa with a rating missing",
+             {"items": ["x", "x", "y", "y", "z"], "annotators": ["a", "b", "a", "b", "a"], "labels": [1, 1, 2, 1, 2]},
+             {"coefficients": "cohen_kappa"}, "items"),
+        Case("fleiss-ragged", "Fleiss' kappa with different numbers of ratings per item", ragged,
+             {"coefficients": "fleiss_kappa"}, "items"),
+        Case("unknown-level", "an unknown level of measurement", given(), {"level_of_measurement": "circular"},
+             "level_of_measurement"),
+        Case("unknown-coefficient", "an unknown coefficient", given(), {"coefficients": ["scotts_pi"]},
+             "coefficients[0]"),
+        Case("interval-strings", "interval alpha of string labels", given(labels=["lo", "lo", "hi", "lo", "hi", "hi"]),
+             {"level_of_measurement": "interval"}, "labels"),
+        Case("ordinal-strings", "ordinal alpha of string labels without their order",
+             given(labels=["lo", "lo", "hi", "lo", "hi", "hi"]), {"level_of_measurement": "ordinal"}, "value_domain"),
+        Case("out-of-domain", "a label missing from `value_domain`", given(), {"value_domain": [1, 3]}, "value_domain"),
+        Case("weights-alone", "Cohen's weights without Cohen's kappa", given(), {"weights": "linear"}, "weights"),
+    ]
+
+
 LABEL_PAIR = ([0, 1], [0, 1])
 RANKING_PAIR = ([{"d1": 0.9, "d2": 0.5}, ["d3", "d4"]], [{"d1": 1}, {"d4": 2, "d5": 1}])
 NUMBER_PAIR = ([0.5, 1.5], [1.0, 2.0])
@@ -226,6 +271,8 @@ COREF_PAIR = ([[[[0, 1], [3, 4]]], [[[0, 0]], [[2, 2], [5, 6]]]], [[[[0, 1]], [[
 SAMPLE_PAIR = (["the cat sat on the mat", "a storm cut the power"], ["the cat sat on a mat", "a storm cut power"])
 SCORE_ROWS = {"predictions": [0.5, 0.7, 0.2, 0.9], "references": [60.0, 85.0, 20.0, 95.0],
               "systems": ["a", "b", "a", "b"], "items": ["x", "x", "y", "y"]}
+RATING_ROWS = {"items": ["x", "x", "y", "y", "z", "z"], "annotators": ["a", "b", "a", "b", "a", "b"],
+               "labels": [1, 1, 2, 1, 2, 2]}
 TEXT_GOOD = {"predictions": ["the cat sat on the mat", "a storm cut the power"],
              "references": ["the cat sat on a mat", "a storm cut power"],
              "sources": ["le chat est assis", "une tempête a coupé le courant"]}
@@ -256,6 +303,7 @@ KINDS: dict[str, KindCases] = {
     "rankings": KindCases(_ranking_cases, _pair(RANKING_PAIR)),
     "generated and human texts": KindCases(_sample_cases, _pair(SAMPLE_PAIR)),
     "coreference documents": KindCases(_coref_cases, _pair(COREF_PAIR)),
+    "ratings": KindCases(_rating_cases, RATING_ROWS),
     "system and item scores": KindCases(_score_row_cases, SCORE_ROWS),
 }
 

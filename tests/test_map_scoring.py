@@ -109,6 +109,16 @@ def generated_corpora(kind: str) -> dict[str, Corpus]:
                               "references": references, "systems": [f"sys{system}" for system, _ in rows],
                               "items": [f"seg{item}" for _, item in rows]}
             continue
+        elif kind == "ratings":  # 500 items, 5 annotators each rating 80%: the rows shuffled, so map's batches
+            # (and its 2 processes) split items; labels 1-5 near each item's true grade
+            cells = [(item, annotator) for item in range(500) for annotator in range(5) if rng.random() < 0.8]
+            rng.shuffle(cells)
+            grade = {item: rng.randint(1, 5) for item in range(500)}
+            labels = [min(5, max(1, grade[item] + (rng.choice((-1, 1)) if rng.random() < skew + 0.2 else 0)))
+                      for item, _ in cells]
+            corpora[label] = {"items": [f"item{item}" for item, _ in cells],
+                              "annotators": [f"annotator{annotator}" for _, annotator in cells], "labels": labels}
+            continue
         else:
             raise KeyError(f"no map-scoring corpus for the input kind {kind!r}; add one to {__name__}")
         corpora[label] = {"predictions": predictions, "references": references}

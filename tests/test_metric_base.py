@@ -150,8 +150,9 @@ def test_configure_and_for_trainer_check_options_at_once() -> None:
 @pytest.mark.parametrize("name", METRICS)
 def test_zero_dimensional_array_is_a_clear_error(name: str) -> None:
     module = load_metric(name)
-    inputs = {**inputs_of(module), "predictions": np.array(0)}
-    with pytest.raises(TypeError, match=rf"^{name}: `predictions` must be a list of .*, got a 0-d ndarray"):
+    column = "predictions" if "predictions" in module.inputs.columns else module.inputs.columns[0]
+    inputs = {**inputs_of(module), column: np.array(0)}
+    with pytest.raises(TypeError, match=rf"^{name}: `{column}` must be a list of .*, got a 0-d ndarray"):
         module.compute(**inputs)
 
 

@@ -109,6 +109,40 @@ def identical_coref_pairs() -> st.SearchStrategy[Corpus]:
         lambda documents: {"predictions": documents, "references": documents})
 
 
+RATING_LABELS = (0, 1, 2, 3.5)
+
+
+def _has_two_pairable_labels(corpus: Corpus) -> bool:
+    """Some item has two ratings, and the items with two or more hold two labels (alpha is otherwise 0/0)."""
+    counts: dict[Any, int] = {}
+    for item in corpus["items"]:
+        counts[item] = counts.get(item, 0) + 1
+    pairable = {label for item, label in zip(corpus["items"], corpus["labels"], strict=True) if counts[item] > 1}
+    return len(pairable) > 1
+
+
+@st.composite
+def rating_rows(draw: Any, long_texts: int = 50) -> Corpus:
+    """Agreement ratings: 1 to 6 items (string or integer ids), 2 to 4 annotators, ratings missing at random (items
+    with a single rating included), ordinal labels with ties."""
+    n_items, n_annotators = draw(st.integers(1, 6)), draw(st.integers(2, 4))
+    cells = [(item if item % 2 else f"item {item}", f"annotator {annotator}")
+             for item in range(n_items) for annotator in range(n_annotators) if draw(st.integers(0, 3))]
+    labels = [draw(st.sampled_from(RATING_LABELS)) for _ in cells]
+    return {"items": [item for item, _ in cells], "annotators": [annotator for _, annotator in cells],
+            "labels": labels}
+
+
+def identical_rating_rows() -> st.SearchStrategy[Corpus]:
+    """Every annotator gives each item the same label; two labels at least."""
+    def rows(labels: list[float]) -> Corpus:
+        cells = [(item, annotator) for item in range(len(labels)) for annotator in range(2 + item % 3)]
+        return {"items": [item for item, _ in cells], "annotators": [annotator for _, annotator in cells],
+                "labels": [labels[item] for item, _ in cells]}
+
+    return st.lists(st.sampled_from(RATING_LABELS), min_size=2, max_size=6).filter(lambda ls: len(set(ls)) > 1).map(rows)
+
+
 def identical_text_pairs(word: st.SearchStrategy[str] = any_word) -> st.SearchStrategy[Corpus]:
     return st.lists(sentences(word), min_size=1, max_size=5).map(
         lambda texts: {"predictions": texts, "references": texts}
@@ -400,6 +434,16 @@ PROFILES: dict[str, Profile] = {
         {key: 1.0 for key in ("system/pearson", "system/spearman", "system/kendall", "system/pairwise_accuracy",
                               "segment/pairwise_accuracy")},
         corpora=score_rows, identical=identical_score_rows(),
+    ),
+    # ordinal alpha on ratings with missing data (the statistics are rating counts: an item's ratings may be split
+    # across batches and shards); kappas and alpha are at most 1 (lower bounds depend on the data); every
+    # annotator giving an item the same label is perfect agreement
+    "agreement": Profile(
+        {"krippendorff_alpha": (-math.inf, 1), "percent_agreement": (0, 1),
+         **{key: (0, math.inf) for key in ("num_items", "num_ratings", "num_annotators", "num_unpairable_items")}},
+        {"krippendorff_alpha": 1.0, "percent_agreement": 1.0}, options={"level_of_measurement": "ordinal"},
+        corpora=lambda long_texts: rating_rows(long_texts).filter(_has_two_pairable_labels),
+        identical=identical_rating_rows(),
     ),
     # identical entities: every mention and entity found (MUC and BLANC have no links to find in all-singleton
     # documents, so their best value is not promised)

@@ -1,0 +1,164 @@
+"""Inter-annotator agreement from (item, annotator, label) ratings: statistics, checks, coefficients, intervals.
+
+The statistics of one rating are a count, ``{(item, annotator, label): 1}`` (a keyed field): they sum exactly in
+any order, batching or sharding, and their totals are the corpus's ratings by item, so the ratings of one item
+may arrive in different batches, ``datasets.Dataset.map`` shards or machines. Every coefficient is then computed
+from the totals (:mod:`core_agreement_coefficients`), as are the bootstrap intervals, which resample the items
+with two or more ratings (sorted by id, so a seed gives the same intervals for any input order or sharding) with
+the shared core's draws (``core_resample.bootstrap_weights``, sacreBLEU's) and its percentile rule.
+
+Cohen's kappa needs exactly two annotators, each rating every item; Fleiss' kappa the same number of ratings on
+every item; alpha and percentage agreement ignore items with one rating (nothing to pair) and need at least one
+item with two. A coefficient whose chance agreement is already perfect (every rating it counts has one label) is
+0/0: an error for the corpus, a resample left out of the interval (with a warning) in the bootstrap.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .core_agreement_coefficients import ItemStatistics, cohen_kappa, fleiss_kappa, krippendorff_alpha
+from .core_agreement_coefficients import percent_agreement
+from .core_agreement_options import AgreementOptions
+from .core_agreement_table import RatingTable, rating_table
+from .core_checks import warn_caller
+from .core_resample import bootstrap_weights, percentile_interval
+from .core_stats import SIGNATURE_FIELD, StatField, StatsSchema
+
+RATINGS = "ratings"
+NAMES = {"krippendorff_alpha": "Krippendorff's alpha", "fleiss_kappa": "Fleiss' kappa",
+         "cohen_kappa": "Cohen's kappa", "percent_agreement": "percentage agreement"}
+
+
+def agreement_schema(metric: str) -> StatsSchema:
+    """One keyed field: the count of each (item, annotator, label)."""
+    return StatsSchema(metric, (StatField(RATINGS, "keyed"),))
+
+
+def agreement_rows(columns: Mapping[str, Sequence[Any]]) -> list[tuple[dict[tuple[str, str, Any], int]]]:
+    """One row per rating: ``{(item, annotator, label): 1}``."""
+    return [({key: 1},) for key in zip(columns["items"], columns["annotators"], columns["labels"], strict=True)]
+
+
+def agreement_batch_totals(columns: Mapping[str, Sequence[Any]], signature: str) -> dict[str, Any]:
+    """The totals of a batch's rows, counted at once."""
+    counts = Counter(zip(columns["items"], columns["annotators"], columns["labels"], strict=True))
+    return {RATINGS: dict(counts), SIGNATURE_FIELD: signature}
+
+
+# -- checks of what each coefficient needs ---------------------------------------------------------------------
+
+
+def _needs_order(metric: str, table: RatingTable, what: str) -> None:
+    if not table.ordered:
+        raise ValueError(f"{metric}: {what} needs the order of the labels, and string labels have none; pass "
+                         f"`value_domain`, the labels in order (e.g. ['low', 'mid', 'high'])")
+
+
+def _needs_numbers(metric: str, table: RatingTable, level: str) -> None:
+    if not table.numeric:
+        raise TypeError(f"{metric}: {level} alpha needs numeric `labels`, got strings such as {table.values[0]!r:.40};"
+                        f" use level_of_measurement='nominal', or 'ordinal' with `value_domain`")
+    if level == "ratio" and table.values[0] < 0:
+        raise ValueError(f"{metric}: ratio alpha needs labels of at least 0 (a ratio scale starts at an absolute "
+                         f"zero), got {table.values[0]} in `labels`; use level_of_measurement='interval'")
+
+
+def _alpha(metric: str, table: RatingTable, options: AgreementOptions) -> ItemStatistics:
+    level = options.level_of_measurement
+    if level == "ordinal":
+        _needs_order(metric, table, "ordinal alpha")
+    elif level != "nominal":
+        _needs_numbers(metric, table, level)
+    return krippendorff_alpha(table, level)
+
+
+def _fleiss(metric: str, table: RatingTable, options: AgreementOptions) -> ItemStatistics:
+    sizes: dict[int, str] = {}
+    for item, ratings in zip(table.items, table.ratings, strict=True):
+        sizes.setdefault(len(ratings), item)
+    if len(sizes) > 1:
+        (many, first), (other, second) = sorted(sizes.items())[-1], sorted(sizes.items())[0]
+        raise ValueError(f"{metric}: Fleiss' kappa needs the same number of ratings on every item, but `items` has "
+                         f"{many} ratings of item {first!r} and {other} of item {second!r}; leave 'fleiss_kappa' out "
+                         f"of `coefficients` for incomplete data (Krippendorff's alpha takes it)")
+    return fleiss_kappa(table, next(iter(sizes)))
+
+
+def _cohen(metric: str, table: RatingTable, options: AgreementOptions) -> ItemStatistics:
+    if len(table.annotators) != 2:
+        shown = ", ".join(repr(annotator) for annotator in table.annotators[:5])
+        raise ValueError(f"{metric}: Cohen's kappa is for two annotators, and `annotators` has "
+                         f"{len(table.annotators)} ({shown}{', ...' if len(table.annotators) > 5 else ''}); use "
+                         f"Fleiss' kappa or Krippendorff's alpha for more")
+    for item, ratings in zip(table.items, table.ratings, strict=True):
+        if len(ratings) != 2:
+            absent = next(annotator for annotator in table.annotators if annotator not in ratings)
+            raise ValueError(f"{metric}: Cohen's kappa needs both annotators' labels on every item, but item {item!r} "
+                             f"of `items` has no rating by {absent!r}; leave 'cohen_kappa' out of `coefficients` "
+                             f"for incomplete data (Krippendorff's alpha takes it)")
+    if options.weights is not None:
+        _needs_order(metric, table, f"Cohen's kappa with {options.weights} weights")
+    return cohen_kappa(table, options.weights)
+
+
+def _percent(metric: str, table: RatingTable, options: AgreementOptions) -> ItemStatistics:
+    return percent_agreement(table)
+
+
+STATISTICS: dict[str, Callable[[str, RatingTable, AgreementOptions], ItemStatistics]] = {
+    "krippendorff_alpha": _alpha, "fleiss_kappa": _fleiss, "cohen_kappa": _cohen, "percent_agreement": _percent,
+}
+
+
+# -- the result ---------------------------------------------------------------------------------------------------
+
+
+def _interval(metric: str, name: str, statistics: ItemStatistics, options: AgreementOptions) -> tuple[float, float]:
+    """The percentile interval of the coefficient over bootstrap resamples of the items; resamples where it is
+    undefined (one label) are left out, with a warning."""
+    scores = np.array([statistics.score(sums)
+                       for weights in bootstrap_weights(statistics.shape[0], n_samples=options.n_bootstrap,
+                                                        seed=options.seed)
+                       for sums in statistics.resampled_totals(weights)])
+    defined = scores[~np.isnan(scores)]
+    if not len(defined):
+        raise ValueError(f"{metric}: {NAMES[name]} is undefined on every bootstrap resample of the items (each "
+                         f"holds one label only); the corpus is too small for an interval (confidence=False)")
+    if len(defined) < len(scores):
+        warn_caller(f"{metric}: {NAMES[name]} is undefined on {len(scores) - len(defined)} of {len(scores)} "
+                    f"bootstrap resamples (they hold one label only); the interval is of the other "
+                    f"{len(defined)}")
+    interval = percentile_interval(defined, level=options.confidence_level, seed=options.seed)
+    return interval.low, interval.high
+
+
+def agreement_from_totals(metric: str, totals: Mapping[str, Any], options: AgreementOptions) -> dict[str, Any]:
+    """Each requested coefficient (with its interval when ``confidence``), and the counts of items, ratings and
+    annotators, from the merged rating counts."""
+    table = rating_table(metric, totals[RATINGS], options.value_domain)
+    pairable = len(table.pairable())
+    if not pairable:
+        raise ValueError(f"{metric}: no item of `items` has two or more ratings, so there is no agreement to measure "
+                         f"({len(table.items)} items, one rating each)")
+    result: dict[str, Any] = {}
+    for name in options.coefficients:
+        statistics = STATISTICS[name](metric, table, options)
+        value = statistics.value()
+        if math.isnan(value):
+            labels = sorted({table.values[value] for position in table.pairable()
+                             for value in table.ratings[position].values()})
+            raise ValueError(f"{metric}: {NAMES[name]} is undefined: every rating it counts has the same label "
+                             f"({labels[0]!r:.40} in `labels`), so chance agreement is perfect too (0/0); ask for "
+                             f"'percent_agreement' alone")
+        result[name] = value
+        if options.confidence:
+            result[f"{name}_low"], result[f"{name}_high"] = _interval(metric, name, statistics, options)
+    result.update(num_items=len(table.items), num_ratings=table.num_ratings, num_annotators=len(table.annotators),
+                  num_unpairable_items=len(table.items) - pairable)
+    return result
