@@ -54,6 +54,19 @@ def read_lines(path: Path) -> list[str]:
         return [line[:-1] if line.endswith("\n") else line for line in handle]
 
 
+def jsonl_records(path: Path) -> list[tuple[int, dict]]:
+    """(line number, object) of each non-blank line of a JSONL file; ValueError naming the line that is not JSON."""
+    records = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                try:
+                    records.append((number, json.loads(line)))
+                except json.JSONDecodeError as error:
+                    raise ValueError(f"{path}:{number} is not JSON: {error}") from None
+    return records
+
+
 def wmt17() -> tuple[list[str], dict[str, list[str]]]:
     """WMT17 en-de newstest2017: (references, {system name: outputs}); exits with a message when absent."""
     if not WMT17.is_dir():

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from project import ROOT, read_lines
+from project import ROOT, jsonl_records, read_lines
 
 METRICS_DIR = ROOT / "metrics"
 
@@ -77,14 +77,10 @@ def read_trec_files(run_file: Path, qrels_file: Path) -> Columns:
 
 def read_jsonl(path: Path, fields: Mapping[str, Sequence[str]]) -> Columns:
     """JSONL objects as input columns: for each column, the first of its keys that the first object has."""
-    records = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                try:
-                    records.append((number, json.loads(line)))
-                except json.JSONDecodeError as error:
-                    raise SystemExit(f"score: {path}:{number} is not JSON: {error}") from None
+    try:
+        records = jsonl_records(path)
+    except ValueError as error:
+        raise SystemExit(f"score: {error}") from None
     if not records:
         raise SystemExit(f"score: {path} holds no records")
     columns: Columns = {}

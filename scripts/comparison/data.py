@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from project import read_lines
+from project import jsonl_records, read_lines
 
 
 class ComparisonError(ValueError):
@@ -106,14 +105,12 @@ def from_jsonl(path: Path, system_fields: Sequence[str], reference_field: str = 
     one field per system and an optional source field."""
     if not path.is_file():
         raise ComparisonError(f"compare: JSONL file {path} does not exist")
-    records = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                try:
-                    records.append((number, json.loads(line)))
-                except json.JSONDecodeError as error:
-                    raise ComparisonError(f"compare: {path}:{number} is not JSON: {error}") from None
+    try:
+        records = jsonl_records(path)
+    except ValueError as error:
+        raise ComparisonError(f"compare: {error}") from None
+    if not records:
+        raise ComparisonError(f"compare: {path} holds no records")
     wanted = [reference_field, *system_fields, *([source_field] if source_field else [])]
     for number, record in records:
         missing = [field for field in wanted if field not in record]
