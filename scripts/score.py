@@ -12,12 +12,14 @@ labels); metrics named with `-m` must fit the data, or the command stops before 
     python scripts/score.py -p hyp.txt -r ref1.txt ref2.txt -m bleu sacrebleu
     python scripts/score.py --jsonl data.jsonl -m sacrebleu -o sacrebleu.tokenize=intl -o sacrebleu.confidence=true
     python scripts/score.py --jsonl labels.jsonl -m accuracy f1 -o f1.average=macro --format json
+    python scripts/score.py --jsonl ratings.csv -m agreement   # a .csv with a header line works as JSONL does
     python scripts/score.py --run run.trec --qrels qrels.trec -m ndcg map -o ndcg.k=[10,100]
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import math
 import os
@@ -75,10 +77,28 @@ def read_trec_files(run_file: Path, qrels_file: Path) -> Columns:
     return {"predictions": paired.runs, "references": paired.qrels}
 
 
+def _cell(text: str) -> int | float | str:
+    """A CSV cell as an integer or a float where it reads as one, else the text."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def csv_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, row) of a CSV file with a header line; numbers read as numbers."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        return [(reader.line_num, {key: _cell(value) for key, value in row.items()}) for row in reader]
+
+
 def read_jsonl(path: Path, fields: Mapping[str, Sequence[str]]) -> Columns:
-    """JSONL objects as input columns: for each column, the first of its keys that the first object has."""
+    """JSONL objects (or the rows of a .csv file) as input columns: for each column, the first of its keys that
+    the first record has."""
     try:
-        records = jsonl_records(path)
+        records = csv_records(path) if path.suffix.lower() == ".csv" else jsonl_records(path)
     except ValueError as error:
         raise SystemExit(f"score: {error}") from None
     if not records:
@@ -196,7 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("-p", "--predictions", type=Path, help="text file, one prediction per line")
-    source.add_argument("--jsonl", type=Path, help="JSONL file with predictions and references")
+    source.add_argument("--jsonl", type=Path, help="JSONL file (or .csv with a header line) with the input columns")
     source.add_argument("--run", type=Path, help="TREC run file (qid Q0 docno rank score tag); needs --qrels")
     parser.add_argument("--qrels", type=Path, help="TREC qrels file (qid iter docno grade), with --run")
     parser.add_argument("-r", "--references", type=Path, nargs="+", default=[],

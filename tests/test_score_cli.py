@@ -120,3 +120,26 @@ def test_jsonl_meta_evaluation_rows(tmp_path: Path) -> None:
         predictions=[r["prediction"] for r in records], references=[r["reference"] for r in records],
         systems=[r["system"] for r in records], items=[r["item"] for r in records], grouping="none")
     assert json.loads(result.stdout)["meta_evaluation"] == json.loads(json.dumps(expected))
+
+
+def test_csv_rows_score_as_jsonl_does(tmp_path: Path) -> None:
+    """A .csv with a header line gives the same columns as JSONL (numbers read as numbers): agreement ratings and
+    meta-evaluation rows."""
+    ratings = [("i1", "a", 1), ("i1", "b", 1), ("i2", "a", 2), ("i2", "b", 1), ("i3", "a", 2), ("i3", "b", 2)]
+    path = tmp_path / "ratings.csv"
+    path.write_text("item,annotator,label\n" + "".join(f"{i},{a},{label}\n" for i, a, label in ratings),
+                    encoding="utf-8")
+    result = run("--jsonl", str(path), "-m", "agreement", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    expected = load_metric("agreement").compute(items=[r[0] for r in ratings], annotators=[r[1] for r in ratings],
+                                                labels=[r[2] for r in ratings])
+    assert json.loads(result.stdout)["agreement"] == json.loads(json.dumps(expected))
+    rows = tmp_path / "rows.csv"
+    rows.write_text("system,item,prediction,reference\nA,1,0.7,90\nA,2,0.5,60\nB,1,0.4,40\nB,2,0.6,70\n"
+                    "C,1,0.1,20\nC,2,0.5,20\n", encoding="utf-8")
+    result = run("--jsonl", str(rows), "-m", "meta_evaluation", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    expected = load_metric("meta_evaluation").compute(
+        systems=["A", "A", "B", "B", "C", "C"], items=[1, 2, 1, 2, 1, 2],
+        predictions=[0.7, 0.5, 0.4, 0.6, 0.1, 0.5], references=[90, 60, 40, 70, 20, 20])
+    assert json.loads(result.stdout)["meta_evaluation"] == json.loads(json.dumps(expected))
