@@ -8,7 +8,8 @@ input fails at once with an error that names the metric, the argument and the
 example; and it declares the ``datasets`` features evaluate writes the inputs
 with. Kinds: :data:`TEXT_PAIRS` (predictions with one or several references),
 :data:`TEXTS` (predictions alone), :data:`SOURCED_TEXT_PAIRS` (sources,
-predictions and references), :data:`LABELS` (class labels, or 0/1 label rows
+predictions and references), :data:`SOURCED_TEXTS` (sources and predictions, with references or without:
+then each example's reference list is empty), :data:`LABELS` (class labels, or 0/1 label rows
 for the ``multilabel`` configuration), :data:`NUMBER_PAIRS` (real-valued
 predictions and references) and :data:`LABEL_SEQUENCES` (one sequence of
 string tags per example, as for sequence labelling).
@@ -119,6 +120,28 @@ SOURCED_TEXT_PAIRS = InputKind(
 )
 
 
+def _sourced_reference_list_features(config_name: str) -> Any:
+    import datasets
+
+    return datasets.Features({"sources": _string(), "predictions": _string(),
+                              "references": datasets.Sequence(_string(), id="references")})
+
+
+def _check_sourced_optional_references(metric: str, given: Mapping[str, Any], allow_empty: bool) -> Columns:
+    if given.get("references") is not None:
+        return _check_sourced(metric, given, allow_empty)
+    predictions = check_text_list(metric, "predictions", given.get("predictions"), allow_empty=allow_empty)
+    sources = check_text_list(metric, "sources", given.get("sources"), allow_empty=True)
+    check_same_length(metric, ("predictions", len(predictions)), ("sources", len(sources)))
+    return {"sources": sources, "predictions": predictions, "references": [[] for _ in predictions]}
+
+
+SOURCED_TEXTS = InputKind(
+    "sources and predictions, references optional", ("sources", "predictions", "references"),
+    _sourced_reference_list_features, _check_sourced_optional_references,
+)
+
+
 def _label_features(config_name: str) -> Any:
     import datasets
 
@@ -174,4 +197,4 @@ def _check_tags(metric: str, given: Mapping[str, Any], allow_empty: bool) -> Col
 
 LABEL_SEQUENCES = InputKind("label sequences", ("predictions", "references"), _tag_features, _check_tags)
 
-INPUT_KINDS = (TEXT_PAIRS, TEXTS, SOURCED_TEXT_PAIRS, LABELS, NUMBER_PAIRS, LABEL_SEQUENCES)
+INPUT_KINDS = (TEXT_PAIRS, TEXTS, SOURCED_TEXT_PAIRS, SOURCED_TEXTS, LABELS, NUMBER_PAIRS, LABEL_SEQUENCES)

@@ -1,0 +1,149 @@
+"""COMET scores of (source, translation[, reference]) triples from a loaded checkpoint.
+
+Each distinct text of a chunk of examples is tokenized once (as unbabel-comet tokenizes: truncated to the
+encoder's positions less four) and embedded once, in length-sorted batches that pad to nearly their own length;
+the estimator then scores every (source, translation, reference) row from those embeddings. unbabel-comet embeds
+the three texts of every sample again in batches sorted by source length only; the scores are the same (the
+embedding of a text does not depend on its batch beyond the last bits of floating-point summation order).
+Loaded models stay in memory for the life of the process (``core_process``'s registry).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from .core_comet_checkpoint import CometCheckpoint, read_weights
+from .core_comet_model import CometEstimator, build_estimator
+from .core_devices import run_halving
+from .core_embed import length_batches, pad_ids
+from .core_models import offline_model_folder
+from .core_onednn import use_onednn_linears
+from .core_process import process_state
+
+REDUCTIONS = ("mean", "max")
+
+
+@dataclass
+class LoadedComet:
+    """A checkpoint's model and tokenizer on one device."""
+
+    checkpoint: CometCheckpoint
+    model: CometEstimator
+    tokenizer: Any
+    device: torch.device
+    max_length: int
+
+
+@dataclass
+class _LoadedCheckpoints:
+    models: dict[tuple[str, ...], LoadedComet] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_LOADED = process_state(__file__, "loaded COMET models", _LoadedCheckpoints)
+
+
+def encoder_folder(metric: str, checkpoint: CometCheckpoint, encoder_path: str | None) -> Path:
+    """The folder with the configuration and tokenizer of the checkpoint's encoder, found offline."""
+    return offline_model_folder(
+        metric, "encoder_path" if encoder_path else "pretrained_model", encoder_path or checkpoint.encoder_name,
+        kinds="a local folder",
+        otherwise=(f"pass `encoder_path`, a local folder with the configuration and tokenizer files of "
+                   f"{checkpoint.encoder_name!r} (its weights come from the COMET checkpoint)"),
+    )
+
+
+def load_comet(metric: str, checkpoint: CometCheckpoint, encoder: Path, *, device: torch.device,
+               dtype: torch.dtype) -> LoadedComet:
+    """The model of ``checkpoint`` on ``device`` with its encoder in ``dtype``, loaded once per process."""
+    stamp = checkpoint.checkpoint.stat()
+    key = (str(checkpoint.checkpoint), str(stamp.st_mtime_ns), str(stamp.st_size), str(encoder), str(device),
+           str(dtype))
+    with _LOADED.lock:
+        if key in _LOADED.models:
+            return _LOADED.models[key]
+        state, hparams = read_weights(metric, checkpoint)
+        try:
+            model, tokenizer = build_estimator(state, hparams, encoder, checkpoint.needs_references)
+        except (OSError, ValueError, KeyError) as error:
+            raise ValueError(f"{metric}: could not build COMET model {checkpoint.name!r} on encoder {str(encoder)!r}: "
+                             f"{error}") from error
+        model.to(device)
+        model.encoder.to(dtype=dtype)
+        use_onednn_linears(model, device, dtype)
+        max_length = model.encoder.config.max_position_embeddings - 4
+        loaded = LoadedComet(checkpoint, model, tokenizer, device, max_length)
+        _LOADED.models[key] = loaded
+        return loaded
+
+
+def clear_comet_cache() -> None:
+    """Forget every loaded COMET model."""
+    with _LOADED.lock:
+        _LOADED.models.clear()
+
+
+def _embed(loaded: LoadedComet, texts: Sequence[str], batch_size: int,
+           progress: Callable[[int], None] | None) -> torch.Tensor:
+    """[N, D] sentence embeddings of ``texts`` (distinct), computed in length-sorted batches."""
+    ids = loaded.tokenizer(list(texts), truncation=True, max_length=loaded.max_length)["input_ids"]
+    pad_id = loaded.tokenizer.pad_token_id
+    rows: list[torch.Tensor | None] = [None] * len(texts)
+
+    def run(batch: Sequence[int]) -> list[torch.Tensor]:
+        padded, mask = pad_ids([ids[index] for index in batch], pad_id)
+        with torch.inference_mode():
+            embeddings = loaded.model.sentence_embeddings(padded.to(loaded.device), mask.to(loaded.device))
+        return list(embeddings)
+
+    for batch in length_batches([len(sequence) for sequence in ids], batch_size):
+        for index, row in zip(batch, run_halving(run, batch, loaded.device), strict=True):
+            rows[index] = row
+        if progress is not None:
+            progress(len(batch))
+    return torch.stack(rows) if rows else torch.zeros((0, 0))  # type: ignore[arg-type]
+
+
+def comet_scores(loaded: LoadedComet, sources: Sequence[str], predictions: Sequence[str],
+                 references: Sequence[Sequence[str]], *, batch_size: int, reduction: str = "mean",
+                 chunk_size: int = 8192, progress: Callable[[int], None] | None = None) -> list[float]:
+    """One score per example; with several references, the ``reduction`` ('mean' or 'max') of its scores
+    against each."""
+    scores: list[float] = []
+    for start in range(0, len(predictions), chunk_size):
+        end = start + chunk_size
+        scores.extend(_chunk_scores(loaded, sources[start:end], predictions[start:end], references[start:end],
+                                    batch_size, reduction, progress))
+    return scores
+
+
+def _chunk_scores(loaded: LoadedComet, sources: Sequence[str], predictions: Sequence[str],
+                  references: Sequence[Sequence[str]], batch_size: int, reduction: str,
+                  progress: Callable[[int], None] | None) -> list[float]:
+    texts = list(dict.fromkeys([*sources, *predictions, *(text for group in references for text in group)]))
+    position = {text: index for index, text in enumerate(texts)}
+    embeddings = _embed(loaded, texts, batch_size, progress)
+    counts = [max(len(group), 1) for group in references]
+    rows = [(position[source], position[prediction], position[group[k]] if group else None)
+            for source, prediction, group, count in zip(sources, predictions, references, counts, strict=True)
+            for k in range(count)]
+    values: list[float] = []
+    with torch.inference_mode():
+        for start in range(0, len(rows), 4096):
+            part = rows[start:start + 4096]
+            source = embeddings[[row[0] for row in part]]
+            translation = embeddings[[row[1] for row in part]]
+            reference = embeddings[[row[2] for row in part]] if loaded.model.references else None
+            values.extend(loaded.model.scores(source, translation, reference).tolist())
+    combine = max if reduction == "max" else (lambda group: sum(group) / len(group))
+    result, offset = [], 0
+    for count in counts:
+        result.append(float(combine(values[offset:offset + count])))
+        offset += count
+    return result

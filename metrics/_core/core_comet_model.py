@@ -1,0 +1,212 @@
+"""COMET's estimators as unbabel-comet 2.x computes them, rebuilt from a checkpoint on a transformers encoder.
+
+A sentence embedding is the mix of the encoder's layers (unbabel-comet's ``LayerwiseAttention``: softmax or
+sparsemax weights, optional per-sentence layer normalisation, times ``gamma``) or one layer, pooled over the
+sentence's tokens (``avg``, ``max``, ``cls``, or ``default``: the last layer's first token). The estimator is
+unbabel-comet's ``FeedForward`` on the features of the embeddings: (mt, ref, mt*ref, |mt-ref|, mt*src, |mt-src|)
+for reference-based regression models, (mt, src, mt*src, |mt-src|) for reference-free ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+# unbabel-comet's encoder families (hparams `encoder_model`): transformers' model and tokenizer classes (the
+# models built without their pooling layer, as unbabel-comet builds them).
+ENCODERS: dict[str, tuple[str, str]] = {
+    "XLM-RoBERTa": ("XLMRobertaModel", "XLMRobertaTokenizerFast"),
+    "XLM-RoBERTa-XL": ("XLMRobertaXLModel", "XLMRobertaTokenizerFast"),
+    "BERT": ("BertModel", "BertTokenizerFast"),
+}
+POOLINGS = ("avg", "max", "cls", "default")
+_IGNORED_BUFFERS = ("position_ids", "token_type_ids", "dropout_mask", "dropout_fill")
+
+
+def sparsemax(weights: torch.Tensor) -> torch.Tensor:
+    """Sparsemax of a vector (Martins & Astudillo 2016), as entmax's ``sparsemax`` computes it."""
+    ordered, _ = torch.sort(weights, descending=True)
+    cumulative = ordered.cumsum(0) - 1
+    ranks = torch.arange(1, len(weights) + 1, device=weights.device, dtype=weights.dtype)
+    support = (ranks * ordered - cumulative) > 0
+    size = support.sum()
+    threshold = cumulative[size - 1] / size.to(weights.dtype)
+    return torch.clamp(weights - threshold, min=0)
+
+
+class LayerMix(nn.Module):
+    """unbabel-comet's layer-wise attention in evaluation mode: ``gamma * sum(w_k * layer_k)``."""
+
+    def __init__(self, num_layers: int, *, layer_norm: bool, transformation: str) -> None:
+        super().__init__()
+        self.scalar_parameters = nn.ParameterList([nn.Parameter(torch.zeros(1)) for _ in range(num_layers)])
+        self.gamma = nn.Parameter(torch.ones(1))
+        self.layer_norm = layer_norm
+        self.transformation = transformation
+
+    def forward(self, layers: tuple[torch.Tensor, ...], mask: torch.Tensor) -> torch.Tensor:
+        weights = torch.cat(list(self.scalar_parameters))
+        weights = sparsemax(weights) if self.transformation == "sparsemax" else torch.softmax(weights, dim=0)
+        if self.layer_norm:
+            layers = tuple(_sentence_normalised(layer, mask) for layer in layers)
+        return self.gamma * sum(weight * layer for weight, layer in zip(weights.split(1), layers, strict=True))
+
+
+def _sentence_normalised(layer: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """A layer normalised by the mean and variance of each sentence's unmasked values (unbabel-comet's order of
+    operations)."""
+    broadcast = mask.float().unsqueeze(-1)
+    batch, _, width = layer.size()
+    count = mask.float().sum(1) * width
+    masked = layer * broadcast
+    mean = (masked.view(batch, -1).sum(1) / count).view(batch, 1, 1)
+    variance = (((masked - mean) * broadcast) ** 2).view(batch, -1).sum(1) / count
+    return (layer - mean) / torch.sqrt(variance + 1e-12).view(batch, 1, 1)
+
+
+class FeedForward(nn.Module):
+    """unbabel-comet's ``FeedForward`` in evaluation mode (its layers under ``ff``, dropout as identity)."""
+
+    def __init__(self, layers: nn.Sequential) -> None:
+        super().__init__()
+        self.ff = layers
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        return self.ff(features)
+
+
+def feed_forward(state: dict[str, torch.Tensor], activation: str, final_activation: str | None) -> FeedForward:
+    """unbabel-comet's ``FeedForward`` with the layer sizes of the weights in ``state``."""
+    linear_indices = sorted(int(key.split(".")[0]) for key in state if key.endswith(".weight"))
+    modules: list[nn.Module] = []
+    for position, index in enumerate(linear_indices):
+        while len(modules) < index:
+            modules.append(nn.Identity())
+        weight = state[f"{index}.weight"]
+        modules.append(nn.Linear(weight.shape[1], weight.shape[0]))
+        if position < len(linear_indices) - 1:
+            modules.append(_activation(activation))
+    if final_activation is not None:
+        modules.append(_activation(final_activation))
+    return FeedForward(nn.Sequential(*modules))
+
+
+def _activation(name: str) -> nn.Module:
+    if not isinstance(name, str) or not hasattr(nn, name.title()):
+        raise ValueError(f"{name!r} is not an activation of torch.nn")
+    return getattr(nn, name.title())()
+
+
+@dataclass(frozen=True)
+class EstimatorSettings:
+    """What unbabel-comet's hyper-parameters say about inference."""
+
+    encoder_model: str
+    layer: str | int
+    pool: str
+    layer_norm: bool
+    transformation: str
+    activations: str
+    final_activation: str | None
+
+    @classmethod
+    def from_hparams(cls, hparams: dict[str, Any]) -> EstimatorSettings:
+        encoder = hparams.get("encoder_model", "XLM-RoBERTa")
+        if encoder not in ENCODERS:
+            raise ValueError(f"encoder_model {encoder!r} is not supported; supported: {', '.join(ENCODERS)} "
+                             f"(unbabel-comet's MiniLM and RemBERT encoders are not)")
+        pool = hparams.get("pool", "avg")
+        if pool not in POOLINGS:
+            raise ValueError(f"pool {pool!r} is not one of unbabel-comet's {', '.join(POOLINGS)}")
+        transformation = hparams.get("layer_transformation", "softmax")
+        # unbabel-comet >= 2.2.4 reads "sparsemax_patch" as softmax (its issue 244); only "sparsemax" is sparsemax.
+        return cls(encoder, hparams.get("layer", "mix"), pool, bool(hparams.get("layer_norm", True)),
+                   "sparsemax" if transformation == "sparsemax" else "softmax", hparams.get("activations", "Tanh"),
+                   hparams.get("final_activation"))
+
+
+class CometEstimator(nn.Module):
+    """Sentence embeddings from the encoder, and scores from embeddings."""
+
+    def __init__(self, encoder: nn.Module, settings: EstimatorSettings, estimator: FeedForward, pad_id: int,
+                 references: bool) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.settings = settings
+        self.estimator = estimator
+        self.pad_id = pad_id
+        self.references = references
+        num_layers = encoder.config.num_hidden_layers + 1
+        self.layerwise_attention = (LayerMix(num_layers, layer_norm=settings.layer_norm,
+                                             transformation=settings.transformation)
+                                    if settings.layer == "mix" else None)
+        if self.layerwise_attention is None and not (isinstance(settings.layer, int) and 0 <= settings.layer < num_layers):
+            raise ValueError(f"layer {settings.layer!r} is neither 'mix' nor one of the encoder's {num_layers} layers")
+
+    def sentence_embeddings(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """[B, D] float32 sentence embeddings of a padded batch."""
+        output = self.encoder(input_ids=ids, attention_mask=mask, output_hidden_states=True, return_dict=True)
+        layers = tuple(layer.float() for layer in output.hidden_states)
+        if self.settings.pool == "default":
+            return layers[-1][:, 0, :]
+        if self.layerwise_attention is not None:
+            embeddings = self.layerwise_attention(layers, mask)
+        else:
+            embeddings = layers[self.settings.layer]
+        if self.settings.pool == "cls":
+            return embeddings[:, 0, :]
+        padding = ids.eq(self.pad_id).unsqueeze(-1)
+        if self.settings.pool == "max":
+            return embeddings.masked_fill(padding, float("-inf")).max(dim=1)[0]
+        total = embeddings.masked_fill(padding, 0.0).sum(1)
+        return total / mask.unsqueeze(-1).expand(embeddings.size()).float().sum(1)
+
+    def scores(self, source: torch.Tensor, translation: torch.Tensor, reference: torch.Tensor | None) -> torch.Tensor:
+        """The estimator's score of each row of (source, translation[, reference]) embeddings."""
+        source_features = (translation * source, torch.abs(translation - source))
+        if self.references:
+            features = (translation, reference, translation * reference, torch.abs(translation - reference),
+                        *source_features)
+        else:
+            features = (translation, source, *source_features)
+        return self.estimator(torch.cat(features, dim=1)).view(-1)
+
+
+def build_estimator(state: dict[str, torch.Tensor], hparams: dict[str, Any], encoder_folder: Path,
+                    references: bool) -> tuple[CometEstimator, Any]:
+    """The model of a checkpoint's ``state`` and hyper-parameters, and its tokenizer (from ``encoder_folder``)."""
+    import transformers
+
+    settings = EstimatorSettings.from_hparams(hparams)
+    model_name, tokenizer_name = ENCODERS[settings.encoder_model]
+    model_class = getattr(transformers, model_name)
+    config = model_class.config_class.from_pretrained(str(encoder_folder), local_files_only=True)
+    encoder = model_class(config, add_pooling_layer=False)
+    tokenizer = getattr(transformers, tokenizer_name).from_pretrained(str(encoder_folder), local_files_only=True)
+    estimator = feed_forward(_part(state, "estimator.ff."), settings.activations, settings.final_activation)
+    model = CometEstimator(encoder, settings, estimator, tokenizer.pad_token_id, references)
+    _load_state(model, state)
+    return model.eval(), tokenizer
+
+
+def _part(state: dict[str, torch.Tensor], prefix: str) -> dict[str, torch.Tensor]:
+    return {key[len(prefix):]: value for key, value in state.items() if key.startswith(prefix)}
+
+
+def _load_state(model: CometEstimator, state: dict[str, torch.Tensor]) -> None:
+    renamed = {("encoder." + key[len("encoder.model."):] if key.startswith("encoder.model.") else key): value
+               for key, value in state.items()}
+    renamed = {key: value for key, value in renamed.items() if not key.endswith(_IGNORED_BUFFERS)}
+    try:
+        missing, unexpected = model.load_state_dict(renamed, strict=False)
+    except RuntimeError as error:  # shapes that do not fit the encoder's configuration
+        raise ValueError(f"the checkpoint's weights do not fit its encoder's configuration: {error}") from error
+    missing = [key for key in missing if not key.endswith(_IGNORED_BUFFERS)]
+    if missing or unexpected:
+        raise ValueError(f"the checkpoint's weights do not fit the architecture its hparams.yaml describes: "
+                         f"missing {missing[:5]}{'...' if len(missing) > 5 else ''}, unexpected "
+                         f"{unexpected[:5]}{'...' if len(unexpected) > 5 else ''}")

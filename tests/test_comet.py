@@ -1,0 +1,288 @@
+"""comet: unbabel-comet checkpoints scored without pytorch-lightning, equal to unbabel-comet's own `predict`.
+
+No trained COMET checkpoint can be downloaded here, so unbabel-comet 2.2.7 itself (in `.venv-oracles`, see
+tests/learned_oracle.py) builds models on small randomly initialised encoders (configurations and tokenizers
+made offline from WMT17 text), saves them in its own format (`hparams.yaml`, `checkpoints/model.ckpt`) and scores
+with `load_from_checkpoint(...).predict(...)`; the module loads the same files. Estimators covered: a
+reference-based regression model on XLM-R with sparsemax layer mixing and per-sentence layer norm, average
+pooling; one on BERT (pooling layer, token types) with a single layer and max pooling; a reference-free (QE)
+model on XLM-R-XL with "sparsemax_patch" (softmax, as unbabel-comet >= 2.2.4 reads it), CLS pooling and a sigmoid.
+
+Data: WMT17 en-de system outputs and references (../shared/data). newstest2017's English sources are not in
+../shared/data, so English sentences from the CNN/DailyMail summaries stand in as sources (the weights are random:
+what matters is real text of realistic lengths in the source slot).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+
+from cnndm_data import cnndm_or_skip
+from conftest import ROOT, SHARED_DATA, load_metric, read_lines
+from learned_oracle import run_oracle
+from metrics._core import core_process
+
+ORACLE = Path(__file__).with_name("comet_oracle_run.py")
+TOLERANCE = 1e-6  # fp32; the observed differences are float summation order (padding, batch composition)
+
+MODELS = {
+    "da_xlmr": ("XLM-RoBERTa", "regression_metric",
+                {"hidden_sizes": [48, 16], "layer_transformation": "sparsemax", "layer_norm": True, "pool": "avg"}),
+    "da_bert": ("BERT", "regression_metric",
+                {"hidden_sizes": [24], "layer": 1, "pool": "max", "activations": "Softplus"}),
+    "qe_xl": ("XLM-RoBERTa-XL", "referenceless_regression_metric",
+              {"hidden_sizes": [32, 8], "layer_transformation": "sparsemax_patch", "layer_norm": False,
+               "pool": "cls", "final_activation": "sigmoid"}),
+}
+
+
+def wmt_corpus(count: int) -> dict[str, list]:
+    """The first ``count`` (at most 300) of 300 WMT17 examples: a system's outputs, the reference, English
+    sources; empty strings, a segment beyond the encoder's 510 positions and several references among them."""
+    corpus = _wmt_corpus(300)
+    return {key: values[:count] for key, values in corpus.items()}
+
+
+@functools.lru_cache(maxsize=1)
+def _wmt_corpus(count: int) -> dict[str, list]:
+    data = SHARED_DATA / "wmt17-en-de"
+    if not data.is_dir():
+        pytest.skip(f"WMT17 data not found at {data}")
+    references = read_lines(data / "newstest2017.ref.de")[:count]
+    systems = sorted((data / "systems").glob("*.de"))
+    predictions = read_lines(systems[0])[:count]
+    second = read_lines(systems[1])[:count]
+    sources = [record["reference"].split("\n")[0] for record in cnndm_or_skip(SHARED_DATA, count)]
+    groups: list[list[str]] = [[reference] for reference in references]
+    for index in range(0, count, 7):
+        groups[index] = [references[index], second[index]]  # two references
+    for index in range(3, count, 11):
+        groups[index] = [references[index], second[index], predictions[index - 1]]  # three
+    predictions[5], sources[9], groups[13] = "", "", [""]
+    predictions[17] = " ".join(references[:40])  # far beyond 510 tokens: truncated
+    sources[19] = predictions[17]
+    return {"sources": sources, "predictions": predictions, "references": groups}
+
+
+def oracle_samples(corpus: dict[str, list], with_references: bool) -> tuple[list[dict], list[int]]:
+    """unbabel-comet's samples: one per (example, reference), and each example's number of samples."""
+    samples, counts = [], []
+    for source, prediction, group in zip(corpus["sources"], corpus["predictions"], corpus["references"]):
+        if with_references:
+            samples += [{"src": source, "mt": prediction, "ref": reference} for reference in group]
+            counts.append(len(group))
+        else:
+            samples.append({"src": source, "mt": prediction})
+            counts.append(1)
+    return samples, counts
+
+
+def per_example(values: list[float], counts: list[int], reduce=lambda group: sum(group) / len(group)) -> list[float]:
+    result, offset = [], 0
+    for count in counts:
+        result.append(reduce(values[offset:offset + count]))
+        offset += count
+    return result
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[dict[str, Path], dict[str, list[float]]]:
+    """The three models, built and saved by unbabel-comet, and its per-sample scores of the test corpus with each
+    (`predict` with its default batch size, 16), in one run of the oracle (importing it takes seconds)."""
+    folder = tmp_path_factory.mktemp("comet")
+    data = SHARED_DATA / "wmt17-en-de"
+    if not data.is_dir():
+        pytest.skip(f"WMT17 data not found at {data}")
+    texts = read_lines(data / "newstest2017.ref.de")[:1000]
+    texts += [record["reference"] for record in cnndm_or_skip(SHARED_DATA, 300)]
+    corpus = wmt_corpus(300)
+    steps = []
+    for family in ("XLM-RoBERTa", "XLM-RoBERTa-XL", "BERT"):
+        steps.append({"action": "encoder", "folder": str(folder / f"encoder-{family}"), "encoder_model": family,
+                      "texts": texts})
+    for seed, (name, (family, identifier, hparams)) in enumerate(MODELS.items()):
+        steps.append({"action": "build", "folder": str(folder / name), "encoder": str(folder / f"encoder-{family}"),
+                      "class_identifier": identifier, "seed": seed,
+                      "hparams": {"encoder_model": family, **hparams}})
+    for name, (_, identifier, _) in MODELS.items():
+        samples, _ = oracle_samples(corpus, identifier == "regression_metric")
+        steps.append({"action": "predict", "checkpoint": str(folder / name / "checkpoints" / "model.ckpt"),
+                      "sample_sets": [samples]})
+    results = run_oracle(ORACLE, {"action": "steps", "steps": steps})[-len(MODELS):]
+    return ({name: folder / name for name in MODELS},
+            {name: result["results"][0]["scores"] for name, result in zip(MODELS, results)})
+
+
+@pytest.fixture(scope="module")
+def checkpoints(built) -> dict[str, Path]:
+    return built[0]
+
+
+@pytest.fixture(scope="module")
+def oracle_scores(built) -> dict[str, list[float]]:
+    return built[1]
+
+
+@pytest.fixture(scope="module")
+def comet():
+    return load_metric("comet")
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_scores_equal_unbabel_comet(comet, checkpoints, oracle_scores, name) -> None:
+    corpus = wmt_corpus(300)
+    with_references = MODELS[name][1] == "regression_metric"
+    _, counts = oracle_samples(corpus, with_references)
+    inputs = corpus if with_references else {key: corpus[key] for key in ("sources", "predictions")}
+    result = comet.compute(**inputs, checkpoint=str(checkpoints[name]), batch_size=32)
+    expected = per_example(oracle_scores[name], counts)
+    assert len(result["scores"]) == 300
+    differences = [abs(ours - theirs) for ours, theirs in zip(result["scores"], expected)]
+    assert max(differences) <= TOLERANCE, (name, max(differences))
+    assert math.isclose(result["mean_score"], sum(expected) / len(expected), abs_tol=TOLERANCE)
+    assert len(set(round(value, 6) for value in expected)) > 250  # the model tells examples apart
+    if with_references:  # "max" over each example's references, from the same oracle samples
+        best = comet.compute(**inputs, checkpoint=str(checkpoints[name]), reference_reduction="max")
+        expected_best = per_example(oracle_scores[name], counts, max)
+        assert max(abs(a - b) for a, b in zip(best["scores"], expected_best)) <= TOLERANCE
+
+
+def test_checkpoint_as_config_name_and_as_ckpt_path(checkpoints) -> None:
+    corpus = wmt_corpus(20)
+    import evaluate
+
+    by_config = evaluate.load(str(ROOT / "metrics" / "comet"), config_name=str(checkpoints["da_xlmr"])).compute(**corpus)
+    by_file = load_metric("comet").compute(**corpus, checkpoint=str(checkpoints["da_xlmr"] / "checkpoints" / "model.ckpt"))
+    assert by_config["scores"] == pytest.approx(by_file["scores"], abs=1e-7)
+    assert by_config["model"] == str(checkpoints["da_xlmr"])
+
+
+def test_batches_shards_and_order_give_the_same_scores(comet, checkpoints) -> None:
+    corpus = wmt_corpus(60)
+    checkpoint = str(checkpoints["da_xlmr"])
+    whole = comet.compute(**corpus, checkpoint=checkpoint)
+    for start in range(0, 60, 25):
+        comet.add_batch(**{key: values[start:start + 25] for key, values in corpus.items()})
+    streamed = comet.compute(checkpoint=checkpoint)
+    assert streamed["scores"] == pytest.approx(whole["scores"], abs=1e-6)
+    halves = [comet.example_stats(**{key: values[part] for key, values in corpus.items()}, checkpoint=checkpoint)
+              for part in (slice(0, 30), slice(30, 60))]
+    columns = {key: halves[0][key] + halves[1][key] for key in halves[0]}
+    merged = comet.compute_from_stats(comet.reduce_stats(columns, checkpoint=checkpoint), checkpoint=checkpoint)
+    assert merged["examples"] == 60
+    assert merged["mean_score"] == pytest.approx(whole["mean_score"], abs=1e-7)
+    reversed_scores = comet.compute(**{key: values[::-1] for key, values in corpus.items()}, checkpoint=checkpoint)
+    assert reversed_scores["scores"][::-1] == pytest.approx(whole["scores"], abs=1e-6)
+
+
+def test_model_loaded_once_per_process(comet, checkpoints) -> None:
+    registry = core_process._registry().state
+    loaded = [value for key, value in registry.items() if key.endswith("loaded COMET models")]
+    corpus = wmt_corpus(5)
+    comet.compute(**corpus, checkpoint=str(checkpoints["da_xlmr"]))
+    loaded = [value for key, value in registry.items() if key.endswith("loaded COMET models")]
+    assert len(loaded) == 1
+    before = dict(loaded[0].models)
+    comet.compute(**corpus, checkpoint=str(checkpoints["da_xlmr"]))
+    import evaluate
+
+    evaluate.load(str(ROOT / "metrics" / "comet")).compute(**corpus, checkpoint=str(checkpoints["da_xlmr"]))
+    assert loaded[0].models == before and len(before) >= 1
+
+
+def test_bf16_stays_close_to_fp32(comet, checkpoints) -> None:
+    corpus = wmt_corpus(30)
+    fp32 = comet.compute(**corpus, checkpoint=str(checkpoints["da_xlmr"]))
+    bf16 = comet.compute(**corpus, checkpoint=str(checkpoints["da_xlmr"]), precision="bf16")
+    spread = max(fp32["scores"]) - min(fp32["scores"])
+    assert max(abs(a - b) for a, b in zip(fp32["scores"], bf16["scores"])) < 0.1 * spread
+
+
+# --- bad input -----------------------------------------------------------------------------------------------
+
+
+def copy_model(source: Path, target: Path) -> Path:
+    shutil.copytree(source, target)
+    return target
+
+
+def test_no_checkpoint_names_the_expected_layout(comet) -> None:
+    with pytest.raises(ValueError, match=r"no COMET checkpoint given.*hparams\.yaml.*checkpoints/model\.ckpt"):
+        comet.compute(sources=["a"], predictions=["b"], references=["c"])
+
+
+def test_missing_and_incomplete_folders(comet, tmp_path, checkpoints) -> None:
+    with pytest.raises(ValueError, match=r"neither a local path nor a model in the local Hugging Face cache"):
+        comet.compute(sources=["a"], predictions=["b"], references=["c"], checkpoint=str(tmp_path / "absent"))
+    broken = copy_model(checkpoints["da_xlmr"], tmp_path / "no-hparams")
+    (broken / "hparams.yaml").unlink()
+    with pytest.raises(ValueError, match=r"is not a COMET checkpoint: .*hparams\.yaml missing"):
+        comet.compute(sources=["a"], predictions=["b"], references=["c"], checkpoint=str(broken))
+
+
+def test_other_architectures_are_refused(comet, tmp_path, checkpoints) -> None:
+    unified = copy_model(checkpoints["da_xlmr"], tmp_path / "kiwi")
+    (unified / "hparams.yaml").write_text("class_identifier: unified_metric\n")
+    with pytest.raises(ValueError, match=r"'unified_metric' model; .*not ranking, unified \(COMETKiwi\) or XCOMET"):
+        comet.compute(sources=["a"], predictions=["b"], checkpoint=str(unified))
+    # hparams.yaml says BERT, the weights are XLM-R's
+    mismatched = copy_model(checkpoints["da_xlmr"], tmp_path / "mismatched")
+    text = (mismatched / "hparams.yaml").read_text().replace("encoder_model: XLM-RoBERTa", "encoder_model: BERT")
+    text = text.replace(str(checkpoints["da_xlmr"].parent / "encoder-XLM-RoBERTa"),
+                        str(checkpoints["da_xlmr"].parent / "encoder-BERT"))
+    (mismatched / "hparams.yaml").write_text(text)
+    torch_file = mismatched / "checkpoints" / "model.ckpt"
+    content = torch.load(torch_file, weights_only=True)
+    content.pop("hyper_parameters")
+    torch.save(content, torch_file)
+    with pytest.raises(ValueError, match=r"do not fit"):
+        comet.compute(sources=["a"], predictions=["b"], references=["c"], checkpoint=str(mismatched))
+    garbage = copy_model(checkpoints["da_xlmr"], tmp_path / "garbage")
+    (garbage / "checkpoints" / "model.ckpt").write_bytes(b"not a checkpoint")
+    with pytest.raises(ValueError, match=r"could not read .* safely"):
+        comet.compute(sources=["a"], predictions=["b"], references=["c"], checkpoint=str(garbage))
+    # a checkpoint that pickles arbitrary objects is refused, never unpickled
+    unsafe = copy_model(checkpoints["da_xlmr"], tmp_path / "unsafe")
+    torch.save({"state_dict": {}, "callback": Path("x")}, unsafe / "checkpoints" / "model.ckpt")
+    with pytest.raises(ValueError, match=r"could not read .* safely"):
+        comet.compute(sources=["a"], predictions=["b"], references=["c"], checkpoint=str(unsafe))
+
+
+def test_references_must_match_the_model_kind(comet, checkpoints) -> None:
+    with pytest.raises(ValueError, match=r"reference-free \(QE\) model; it takes no `references`"):
+        comet.compute(sources=["a"], predictions=["b"], references=["c"], checkpoint=str(checkpoints["qe_xl"]))
+    with pytest.raises(ValueError, match=r"reference-based; `references` are required \(example 0 has none\)"):
+        comet.compute(sources=["a"], predictions=["b"], checkpoint=str(checkpoints["da_xlmr"]))
+
+
+def test_encoder_must_be_available_offline(comet, tmp_path, checkpoints) -> None:
+    moved = copy_model(checkpoints["da_xlmr"], tmp_path / "elsewhere")
+    (moved / "hparams.yaml").write_text((moved / "hparams.yaml").read_text().replace(
+        str(checkpoints["da_xlmr"].parent / "encoder-XLM-RoBERTa"), "xlm-roberta-large"))
+    content = torch.load(moved / "checkpoints" / "model.ckpt", weights_only=True)
+    content["hyper_parameters"]["pretrained_model"] = "xlm-roberta-large"
+    torch.save(content, moved / "checkpoints" / "model.ckpt")
+    with pytest.raises(ValueError, match=r"'xlm-roberta-large' is not available offline.*pass `encoder_path`"):
+        comet.compute(sources=["a"], predictions=["b"], references=["c"], checkpoint=str(moved))
+    result = comet.compute(sources=["a"], predictions=["b"], references=["c"], checkpoint=str(moved),
+                           encoder_path=str(checkpoints["da_xlmr"].parent / "encoder-XLM-RoBERTa"))
+    assert len(result["scores"]) == 1
+
+
+def test_bad_inputs(comet, checkpoints) -> None:
+    checkpoint = str(checkpoints["da_xlmr"])
+    with pytest.raises(ValueError, match=r"predictions.*sources"):
+        comet.compute(sources=["a", "b"], predictions=["b"], references=["c"], checkpoint=checkpoint)
+    with pytest.raises(TypeError, match=r"sources"):
+        comet.compute(sources=[None], predictions=["b"], references=["c"], checkpoint=checkpoint)
+    with pytest.raises(ValueError, match=r"`gpus` must be a non-negative integer"):
+        comet.compute(sources=["a"], predictions=["b"], references=["c"], checkpoint=checkpoint, gpus=-1)
+    with pytest.raises(ValueError, match=r"reference_reduction"):
+        comet.compute(sources=["a"], predictions=["b"], references=["c"], checkpoint=checkpoint,
+                      reference_reduction="median")
