@@ -14,6 +14,7 @@ labels); metrics named with `-m` must fit the data, or the command stops before 
     python scripts/score.py --jsonl labels.jsonl -m accuracy f1 -o f1.average=macro --format json
     python scripts/score.py --jsonl ratings.csv -m agreement   # a .csv with a header line works as JSONL does
     python scripts/score.py --run run.trec --qrels qrels.trec -m ndcg map -o ndcg.k=[10,100]
+    python scripts/score.py -p hyp.txt -r ref.txt -s src.txt -m comet -o comet.checkpoint=/models/wmt22-comet-da
 """
 
 from __future__ import annotations
@@ -146,9 +147,11 @@ def parse_options(pairs: Sequence[str], metrics: Sequence[str]) -> dict[str, dic
     return options
 
 
-def load_fitting(names: Sequence[str], columns: Columns, explicit: bool) -> dict[str, Any]:
-    """The metric modules whose inputs the columns fill (checked before any scoring); with ``explicit`` names a
-    metric that does not fit stops the command, otherwise it is left out."""
+def load_fitting(names: Sequence[str], columns: Columns, explicit: bool,
+                 options: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """The metric modules whose inputs the columns fill and whose required options (e.g. a model checkpoint that
+    does not ship) are given, checked before any scoring; with ``explicit`` names a metric that does not fit stops
+    the command, otherwise it is left out."""
     import evaluate
 
     modules = {}
@@ -157,6 +160,10 @@ def load_fitting(names: Sequence[str], columns: Columns, explicit: bool) -> dict
         needed = module.inputs.columns
         missing = [column for column in needed if column not in columns]
         problem = f"needs the input columns {missing}" if missing else None
+        absent = [option for option in getattr(module, "required_options", ())
+                  if option not in (options or {}).get(name, {})]
+        if problem is None and absent:
+            problem = "needs " + ", ".join(f"`-o {name}.{option}=...`" for option in absent)
         if problem is None:
             try:
                 module.inputs.check(name, {column: columns[column] for column in needed})
@@ -246,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         columns = read_jsonl(arguments.jsonl, parse_fields(arguments.field))
     else:
         columns = read_text_files(arguments.predictions, arguments.references, arguments.sources)
-    modules = load_fitting(metrics, columns, explicit=arguments.metrics is not None)
+    modules = load_fitting(metrics, columns, explicit=arguments.metrics is not None, options=options)
     results = score(modules, columns, options)
     if arguments.format == "json":
         print(json.dumps(results, indent=2, ensure_ascii=False))

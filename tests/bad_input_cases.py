@@ -295,6 +295,8 @@ KINDS: dict[str, KindCases] = {
     "texts": KindCases(_text_cases, TEXT_GOOD),
     "sources, predictions and references": KindCases(_text_cases, TEXT_GOOD),
     "text pairs or token lists": KindCases(_text_cases, TEXT_GOOD),
+    "sources and predictions, references optional": KindCases(
+        lambda columns: [case for case in _text_cases(columns) if case.key != "references-none"], TEXT_GOOD),
     "labels": KindCases(_label_cases, _pair(LABEL_PAIR)),
     "number pairs": KindCases(_number_cases, _pair(NUMBER_PAIR)),
     "label sequences": KindCases(_tag_sequence_cases, _pair(TAG_PAIR)),

@@ -86,12 +86,23 @@ def metric_names() -> list[str]:
 _LOADED: dict[str, object] = {}
 
 
+def model_config(name: str) -> str | None:
+    """The config name the suite loads metric ``name`` with: for metrics whose model ships with no package (their
+    `required_options`), a tiny model made for the tests; None for the others."""
+    if name == "comet":
+        from comet_checkpoint import tiny_comet_checkpoint
+
+        return tiny_comet_checkpoint()
+    return None
+
+
 def load_metric(name: str):
-    """The metric folder ``metrics/<name>`` loaded through evaluate's real loader (cached per session)."""
+    """The metric folder ``metrics/<name>`` loaded through evaluate's real loader (cached per session); metrics
+    that need a model that does not ship get the suite's tiny one (:func:`model_config`)."""
     if name not in _LOADED:
         import evaluate
 
-        _LOADED[name] = evaluate.load(str(METRICS_DIR / name))
+        _LOADED[name] = evaluate.load(str(METRICS_DIR / name), model_config(name))
     return _LOADED[name]
 
 

@@ -24,7 +24,7 @@ import pytest
 import torch
 
 from cnndm_data import cnndm_or_skip
-from conftest import ROOT, SHARED_DATA, load_metric, read_lines
+from conftest import ROOT, SHARED_DATA, read_lines
 from learned_oracle import run_oracle
 from metrics._core import core_process
 
@@ -131,7 +131,10 @@ def oracle_scores(built) -> dict[str, list[float]]:
 
 @pytest.fixture(scope="module")
 def comet():
-    return load_metric("comet")
+    """The module with no checkpoint bound (the suite's shared one has a tiny checkpoint as its config)."""
+    import evaluate
+
+    return evaluate.load(str(ROOT / "metrics" / "comet"))
 
 
 @pytest.mark.parametrize("name", list(MODELS))
@@ -153,12 +156,12 @@ def test_scores_equal_unbabel_comet(comet, checkpoints, oracle_scores, name) -> 
         assert max(abs(a - b) for a, b in zip(best["scores"], expected_best)) <= TOLERANCE
 
 
-def test_checkpoint_as_config_name_and_as_ckpt_path(checkpoints) -> None:
+def test_checkpoint_as_config_name_and_as_ckpt_path(comet, checkpoints) -> None:
     corpus = wmt_corpus(20)
     import evaluate
 
     by_config = evaluate.load(str(ROOT / "metrics" / "comet"), config_name=str(checkpoints["da_xlmr"])).compute(**corpus)
-    by_file = load_metric("comet").compute(**corpus, checkpoint=str(checkpoints["da_xlmr"] / "checkpoints" / "model.ckpt"))
+    by_file = comet.compute(**corpus, checkpoint=str(checkpoints["da_xlmr"] / "checkpoints" / "model.ckpt"))
     assert by_config["scores"] == pytest.approx(by_file["scores"], abs=1e-7)
     assert by_config["model"] == str(checkpoints["da_xlmr"])
 
@@ -286,3 +289,57 @@ def test_bad_inputs(comet, checkpoints) -> None:
     with pytest.raises(ValueError, match=r"reference_reduction"):
         comet.compute(sources=["a"], predictions=["b"], references=["c"], checkpoint=checkpoint,
                       reference_reduction="median")
+
+
+# --- the command-line scorer and the comparison report ---------------------------------------------------------
+
+
+def test_command_line_scorer_needs_a_checkpoint_and_then_scores(comet, checkpoints, tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    corpus = wmt_corpus(12)
+    files = {}
+    for column in ("sources", "predictions"):
+        files[column] = tmp_path / f"{column}.txt"
+        files[column].write_text("\n".join(corpus[column]) + "\n", encoding="utf-8")
+    files["references"] = tmp_path / "references.txt"
+    files["references"].write_text("\n".join(group[0] for group in corpus["references"]) + "\n", encoding="utf-8")
+    base = [sys.executable, str(ROOT / "scripts" / "score.py"), "-p", str(files["predictions"]),
+            "-r", str(files["references"]), "-s", str(files["sources"])]
+    refused = subprocess.run([*base, "-m", "comet"], capture_output=True, text=True, timeout=600)
+    assert refused.returncode != 0 and "comet cannot score this data: needs `-o comet.checkpoint=...`" in refused.stderr
+    left_out = subprocess.run([*base, "-m", "sacrebleu", "--format", "json"], capture_output=True, text=True,
+                              timeout=600)
+    assert left_out.returncode == 0 and "comet" not in json.loads(left_out.stdout)
+    scored = subprocess.run([*base, "-m", "comet", "-o", f"comet.checkpoint={checkpoints['da_xlmr']}",
+                             "--format", "json"], capture_output=True, text=True, timeout=600)
+    assert scored.returncode == 0, scored.stderr
+    expected = comet.compute(sources=corpus["sources"], predictions=corpus["predictions"],
+                                            references=[group[0] for group in corpus["references"]],
+                                            checkpoint=str(checkpoints["da_xlmr"]))
+    assert json.loads(scored.stdout)["comet"]["scores"] == pytest.approx(expected["scores"], abs=1e-6)
+
+
+def test_comparison_report_with_a_checkpoint(comet, checkpoints) -> None:
+    import sys
+
+    if str(ROOT / "scripts") not in sys.path:
+        sys.path.insert(0, str(ROOT / "scripts"))
+    from comparison import ComparisonError, ResamplingSettings, compare, from_columns
+
+    corpus = wmt_corpus(40)
+    references = [group[0] for group in corpus["references"]]
+    systems = {"first": corpus["predictions"], "second": [group[-1] for group in corpus["references"]]}
+    data = from_columns(references, systems, sources=corpus["sources"])
+    with pytest.raises(ComparisonError, match=r"comet needs `-o comet.checkpoint=...`"):
+        compare(data, ["comet"], progress=False)
+    report = compare(data, ["comet"], options={"comet": {"checkpoint": str(checkpoints["da_xlmr"])}},
+                     settings=ResamplingSettings(n_samples=100, ar_samples=100), progress=False)
+    for system, outputs in systems.items():
+        expected = comet.compute(sources=corpus["sources"], predictions=outputs, references=references,
+                                 checkpoint=str(checkpoints["da_xlmr"]))
+        (headline,) = report.headlines
+        assert headline.key == "mean_score"
+        assert report.cell(headline, system).score == pytest.approx(expected["mean_score"], abs=1e-9)

@@ -136,7 +136,8 @@ def corpora_for(module: Any, text_corpora: dict) -> dict[str, Corpus]:
                 for name, (predictions, references, _) in text_corpora.items()}
     if kind == "texts":
         return {name: {"predictions": predictions} for name, (predictions, _, _) in text_corpora.items()}
-    if kind == "sources, predictions and references":  # the second system's outputs stand in for sources
+    if kind in ("sources, predictions and references", "sources and predictions, references optional"):
+        # the second system's outputs stand in for sources
         return {name: {"sources": others, "predictions": predictions,
                        "references": [[reference] for reference in references]}
                 for name, (predictions, references, others) in text_corpora.items()}

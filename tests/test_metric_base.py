@@ -19,7 +19,7 @@ import pytest
 from evaluate.module import EvaluationModule
 
 from bad_input_cases import good_inputs
-from conftest import METRICS_DIR, load_metric, metric_names
+from conftest import METRICS_DIR, load_metric, metric_names, model_config
 
 METRICS = metric_names()
 MODEL_METRICS = ("bertscore", "semantic_similarity")
@@ -28,7 +28,7 @@ PAIRS = (["the cat sat on the mat", "a storm cut the power"], [["the cat sat on 
 
 def fresh(name: str, **kwargs):
     """A module of its own (own experiment id), so tests that add examples do not share a cache file."""
-    return evaluate.load(str(METRICS_DIR / name), experiment_id=uuid.uuid4().hex, **kwargs)
+    return evaluate.load(str(METRICS_DIR / name), model_config(name), experiment_id=uuid.uuid4().hex, **kwargs)
 
 
 def core_module(module, core: str):

@@ -43,7 +43,9 @@ Optional hooks, each with a default that fits most metrics:
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
@@ -104,6 +106,12 @@ class BatchWatcher(Protocol):
     def close(self) -> None: ...
 
 
+def _folder_name(name: str) -> str:
+    """A name for a folder inside evaluate's cache that stands for ``name`` (a model name or a path)."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[-80:] or "model"
+    return f"{slug}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
+
+
 class StatsMetric:
     """Base of statistics metrics; place it before ``evaluate.Metric`` in the bases."""
 
@@ -111,6 +119,12 @@ class StatsMetric:
     inputs: ClassVar[InputKind]
     options_class: ClassVar[type[MetricOptions]]
     trainer_metrics_class: ClassVar[type] = TrainerTextMetrics
+    # Options without which `compute` cannot run (e.g. a model checkpoint that no package ships): tools that run
+    # every metric that fits the data leave such a metric out unless these are given.
+    required_options: ClassVar[tuple[str, ...]] = ()
+    # The option that `evaluate.load(path, config_name)` sets, for metrics whose configurations are models (as
+    # evaluate's comet and bleurt take the checkpoint's name as the config name); None: configurations are not.
+    config_option: ClassVar[str | None] = None
     stream_batch_size: int = DEFAULT_STREAM_BATCH_SIZE
     preprocess_logits_for_metrics = staticmethod(preprocess_logits_for_metrics)
 
@@ -219,6 +233,11 @@ class StatsMetric:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        if self.config_option is not None and self.config_name != "default":
+            self._bound_options = {self.config_option: self.config_name, **getattr(self, "_bound_options", {})}
+            # evaluate joins the config name to its cache folder: a path there would put its files in the model's
+            # folder (an absolute path replaces the cache root), so the folder is named by a slug of the name.
+            self.config_name = _folder_name(self.config_name)
         # evaluate copies `compute` per instance (with its docstring, not its attributes): sign the copy.
         compute = getattr(self, "compute", None)
         if hasattr(compute, "__func__") and "compute" in self._signatures:

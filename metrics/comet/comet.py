@@ -108,7 +108,9 @@ class CometOptions(MetricOptions):
     progress_bar: bool = option(False, boolean)
 
     def validate(self, metric: str) -> None:
-        self.located, self.chosen_device, self.encoder  # resolved now: errors before any input is read
+        self.chosen_device  # resolved now: errors before any input is read
+        if self.checkpoint is not None:  # with none, the error comes once the inputs are checked
+            self.located, self.encoder
 
     @cached_property
     def located(self) -> CometCheckpoint:
@@ -146,11 +148,8 @@ class Comet(StatsMetric, evaluate.Metric):
     )
     inputs = SOURCED_TEXTS
     options_class = CometOptions
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if self.config_name != "default":  # evaluate.load("comet", "<model>") names the model as its config
-            self._bound_options = {"checkpoint": self.config_name, **getattr(self, "_bound_options", {})}
+    required_options = ("checkpoint",)
+    config_option = "checkpoint"  # evaluate.load("./metrics/comet", "<model>") names the model, as evaluate's comet
 
     def schema(self, options: CometOptions) -> StatsSchema:
         return _SCHEMA

@@ -40,6 +40,7 @@ HEADLINES: dict[str, tuple[tuple[str, str, bool], ...]] = {
     "sari": (("sari", "SARI", True),),
     "exact_match": (("exact_match", "Exact match", True),),
     "perplexity": (("corpus_perplexity", "Perplexity", False),),
+    "comet": (("mean_score", "COMET", True),),
 }
 TASK_METRICS: dict[str, tuple[str, ...]] = {"mt": ("sacrebleu", "chrf", "ter"), "summarization": ("rouge", "meteor")}
 
@@ -49,6 +50,9 @@ class MetricStatistics:
 
     def __init__(self, name: str, module: Any, options: Mapping[str, Any]) -> None:
         self.name, self.module, self.given = name, module, dict(options)
+        absent = [option for option in getattr(module, "required_options", ()) if option not in self.given]
+        if absent:
+            raise ComparisonError(f"compare: {name} needs " + ", ".join(f"`-o {name}.{option}=...`" for option in absent))
         try:
             self.options = module.resolve_options(self.given)
         except (TypeError, ValueError) as error:
