@@ -93,6 +93,10 @@ def model_config(name: str) -> str | None:
         from comet_checkpoint import tiny_comet_checkpoint
 
         return tiny_comet_checkpoint()
+    if name == "bleurt":
+        from bleurt_checkpoint import tiny_bleurt_checkpoint
+
+        return tiny_bleurt_checkpoint()
     return None
 
 

@@ -66,6 +66,8 @@ def _wmt_corpus(count: int) -> dict[str, list]:
         groups[index] = [references[index], second[index], predictions[index - 1]]  # three
     predictions[5], sources[9], groups[13] = "", "", [""]
     predictions[17] = " ".join(references[:40])  # far beyond 510 tokens: truncated
+    # characters the tokenizer's NFKC normaliser rewrites (double prime, ligature, full-width letters)
+    predictions[21] = "Trump räumt ″gewaltige Probleme″ ein – ﬁnanziell ＡＢＣ"
     sources[19] = predictions[17]
     return {"sources": sources, "predictions": predictions, "references": groups}
 

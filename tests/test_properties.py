@@ -408,6 +408,9 @@ PROFILES: dict[str, Profile] = {
     # unbounded regression outputs; batch composition moves the last bits (1e-5)
     "comet": Profile({"mean_score": (-math.inf, math.inf), "scores": (-math.inf, math.inf)}, {}, tolerance=1e-5,
                      corpora=sourced_text_pairs, averaged=("scores",), examples=60, entry_point_examples=30),
+    # the suite's tiny random BLEURT checkpoint (tests/bleurt_checkpoint.py, bound as the config)
+    "bleurt": Profile({"mean_score": (-math.inf, math.inf), "scores": (-math.inf, math.inf)}, {}, tolerance=1e-5,
+                      averaged=("scores",), examples=60, entry_point_examples=30),
     "readability": Profile({"flesch_kincaid_grade": (-3.41, math.inf), "flesch_reading_ease": (-math.inf, 121.23),
                             "words_per_sentence": (1, math.inf), "syllables_per_word": (1, math.inf)}, {},
                            corpora=texts_with_a_word),

@@ -186,11 +186,22 @@ def build_estimator(state: dict[str, torch.Tensor], hparams: dict[str, Any], enc
     model_class = getattr(transformers, model_name)
     config = model_class.config_class.from_pretrained(str(encoder_folder), local_files_only=True)
     encoder = model_class(config, add_pooling_layer=False)
-    tokenizer = getattr(transformers, tokenizer_name).from_pretrained(str(encoder_folder), local_files_only=True)
+    tokenizer = _tokenizer(encoder_folder, tokenizer_name)
     estimator = feed_forward(_part(state, "estimator.ff."), settings.activations, settings.final_activation)
     model = CometEstimator(encoder, settings, estimator, tokenizer.pad_token_id, references)
     _load_state(model, state)
     return model.eval(), tokenizer
+
+
+def _tokenizer(folder: Path, class_name: str) -> Any:
+    """The encoder's tokenizer as unbabel-comet's fast tokenizer runs it: a folder's tokenizer.json taken whole
+    (transformers 5's XLM-R and BERT classes rebuild the pipeline and drop its normaliser, e.g. NFKC, which changes
+    the ids of some texts), else the named class from the vocabulary files."""
+    import transformers
+
+    if (folder / "tokenizer.json").is_file():
+        return transformers.PreTrainedTokenizerFast.from_pretrained(str(folder), local_files_only=True)
+    return getattr(transformers, class_name).from_pretrained(str(folder), local_files_only=True)
 
 
 def _part(state: dict[str, torch.Tensor], prefix: str) -> dict[str, torch.Tensor]:

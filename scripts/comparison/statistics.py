@@ -41,6 +41,7 @@ HEADLINES: dict[str, tuple[tuple[str, str, bool], ...]] = {
     "exact_match": (("exact_match", "Exact match", True),),
     "perplexity": (("corpus_perplexity", "Perplexity", False),),
     "comet": (("mean_score", "COMET", True),),
+    "bleurt": (("mean_score", "BLEURT", True),),
 }
 TASK_METRICS: dict[str, tuple[str, ...]] = {"mt": ("sacrebleu", "chrf", "ter"), "summarization": ("rouge", "meteor")}
 

@@ -1,0 +1,241 @@
+"""The BLEURT regression model of bleurt-pytorch checkpoints, for inference, written on plain PyTorch.
+
+bleurt-pytorch's ``BleurtForSequenceClassification`` is BERT with two changes: the embeddings (word + token type +
+absolute position, then LayerNorm) may be narrower than the encoder (``embedding_size``), in which case a linear
+``embedding_projection`` maps them to ``hidden_size`` before the first layer; and the head is a tanh pooler on the
+first ([CLS]) token followed by a linear layer to one output, the score. The layers are post-LayerNorm BERT layers
+(self-attention, dense, residual LayerNorm; feed-forward, dense, residual LayerNorm). Dropout is inactive at
+inference and left out. Weights are read from the checkpoint's safetensors (or, for older checkpoints,
+``pytorch_model.bin`` with ``torch.load(weights_only=True)``) and checked key by key: a checkpoint missing a weight
+or holding one this model does not use is rejected, never loaded in part.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+INDEX_FILES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
+# Buffers bleurt-pytorch saves with the weights that carry no learned value (position ids 0..n-1).
+_IGNORED_KEYS = ("bleurt.embeddings.position_ids", "bleurt.embeddings.token_type_ids")
+
+
+@dataclass(frozen=True)
+class BleurtConfig:
+    """The fields of a bleurt-pytorch ``config.json`` that inference reads."""
+
+    vocab_size: int
+    hidden_size: int
+    num_hidden_layers: int
+    num_attention_heads: int
+    intermediate_size: int
+    max_position_embeddings: int
+    type_vocab_size: int
+    layer_norm_eps: float
+    hidden_act: str
+    embedding_size: int | None
+    pad_token_id: int
+
+    @classmethod
+    def from_dict(cls, config: Mapping[str, Any]) -> BleurtConfig:
+        """The configuration, or a ValueError naming the first missing or ill-typed field."""
+        values: dict[str, Any] = {}
+        integers = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
+        defaults = {"max_position_embeddings": 512, "type_vocab_size": 2, "pad_token_id": 0}
+        for name in integers + tuple(defaults):
+            value = config.get(name, defaults.get(name))
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"config.json field {name!r} must be a non-negative integer, got {value!r}")
+            values[name] = value
+        embedding_size = config.get("embedding_size")
+        if embedding_size is not None and (isinstance(embedding_size, bool) or not isinstance(embedding_size, int)):
+            raise ValueError(f"config.json field 'embedding_size' must be an integer or null, got {embedding_size!r}")
+        eps = config.get("layer_norm_eps", 1e-12)
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+            raise ValueError(f"config.json field 'layer_norm_eps' must be a number, got {eps!r}")
+        act = config.get("hidden_act", "gelu")
+        if not isinstance(act, str):
+            raise ValueError(f"config.json field 'hidden_act' must be a string, got {act!r}")
+        if values["hidden_size"] == 0 or values["num_attention_heads"] == 0 or \
+                values["hidden_size"] % values["num_attention_heads"]:
+            raise ValueError(f"config.json: hidden_size {values['hidden_size']} is not a positive multiple of "
+                             f"num_attention_heads {values['num_attention_heads']}")
+        return cls(**values, layer_norm_eps=float(eps), hidden_act=act, embedding_size=embedding_size)
+
+    @property
+    def embedding_width(self) -> int:
+        return self.embedding_size if self.embedding_size is not None else self.hidden_size
+
+
+def _activation(name: str) -> Any:
+    from transformers.activations import ACT2FN  # bleurt-pytorch's own table of activations
+
+    if name not in ACT2FN:
+        raise ValueError(f"config.json field 'hidden_act' {name!r} is not an activation transformers knows")
+    return ACT2FN[name]
+
+
+class BleurtLayer(nn.Module):
+    """One post-LayerNorm BERT layer; query, key and value in one linear layer."""
+
+    def __init__(self, config: BleurtConfig) -> None:
+        super().__init__()
+        hidden = config.hidden_size
+        self.heads = config.num_attention_heads
+        self.qkv = nn.Linear(hidden, 3 * hidden)
+        self.attention_output = nn.Linear(hidden, hidden)
+        self.attention_norm = nn.LayerNorm(hidden, eps=config.layer_norm_eps)
+        self.intermediate = nn.Linear(hidden, config.intermediate_size)
+        self.activation = _activation(config.hidden_act)
+        self.output = nn.Linear(config.intermediate_size, hidden)
+        self.output_norm = nn.LayerNorm(hidden, eps=config.layer_norm_eps)
+
+    def forward(self, hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """``mask``: [B, 1, 1, T], 0 for tokens and the dtype's lowest value for padding, added to the scores."""
+        batch, length, width = hidden.shape
+        size = width // self.heads
+        qkv = self.qkv(hidden).view(batch, length, 3, self.heads, size).permute(2, 0, 3, 1, 4)
+        # bleurt-pytorch's arithmetic (scores scaled after the product, an additive mask, softmax, product):
+        # PyTorch's fused attention on the CPU orders the sums differently and moves scores by about 1e-6.
+        scores = torch.matmul(qkv[0], qkv[1].transpose(-1, -2)) / math.sqrt(size) + mask
+        context = torch.matmul(torch.softmax(scores, dim=-1), qkv[2])
+        context = context.transpose(1, 2).reshape(batch, length, width)
+        hidden = self.attention_norm(self.attention_output(context) + hidden)
+        return self.output_norm(self.output(self.activation(self.intermediate(hidden))) + hidden)
+
+
+class BleurtRegressor(nn.Module):
+    """BLEURT: token ids of (reference, candidate) pairs in, one score per pair out."""
+
+    def __init__(self, config: BleurtConfig) -> None:
+        super().__init__()
+        width = config.embedding_width
+        self.config = config
+        self.word_embeddings = nn.Embedding(config.vocab_size, width)
+        self.position_embeddings = nn.Embedding(config.max_position_embeddings, width)
+        self.token_type_embeddings = nn.Embedding(config.type_vocab_size, width)
+        self.embedding_norm = nn.LayerNorm(width, eps=config.layer_norm_eps)
+        self.projection = nn.Linear(width, config.hidden_size) if config.embedding_size is not None else None
+        self.layers = nn.ModuleList(BleurtLayer(config) for _ in range(config.num_hidden_layers))
+        self.pooler = nn.Linear(config.hidden_size, config.hidden_size)
+        self.head = nn.Linear(config.hidden_size, 1)
+
+    def forward(self, ids: torch.Tensor, types: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Scores [B] of a right-padded batch: ids, token types and attention mask (1 = token), all [B, T]."""
+        positions = torch.arange(ids.shape[1], device=ids.device)
+        hidden = self.word_embeddings(ids) + self.token_type_embeddings(types) + self.position_embeddings(positions)
+        hidden = self.embedding_norm(hidden)
+        if self.projection is not None:
+            hidden = self.projection(hidden)
+        # every query attends to its row's real tokens only (padding gets the lowest value, as transformers does)
+        keys = (1.0 - mask[:, None, None, :].to(hidden.dtype)) * torch.finfo(hidden.dtype).min
+        for layer in self.layers:
+            hidden = layer(hidden, keys)
+        pooled = torch.tanh(self.pooler(hidden[:, 0]))
+        return self.head(pooled)[:, 0]
+
+
+def _expected_keys(config: BleurtConfig) -> dict[str, str]:
+    """bleurt-pytorch's state-dict key of each of our parameters (query/key/value are fused separately)."""
+    keys = {
+        "word_embeddings.weight": "bleurt.embeddings.word_embeddings.weight",
+        "position_embeddings.weight": "bleurt.embeddings.position_embeddings.weight",
+        "token_type_embeddings.weight": "bleurt.embeddings.token_type_embeddings.weight",
+        "embedding_norm.weight": "bleurt.embeddings.LayerNorm.weight",
+        "embedding_norm.bias": "bleurt.embeddings.LayerNorm.bias",
+        "pooler.weight": "bleurt.pooler.dense.weight",
+        "pooler.bias": "bleurt.pooler.dense.bias",
+        "head.weight": "classifier.weight",
+        "head.bias": "classifier.bias",
+    }
+    if config.embedding_size is not None:
+        keys["projection.weight"] = "bleurt.encoder.embedding_projection.weight"
+        keys["projection.bias"] = "bleurt.encoder.embedding_projection.bias"
+    for index in range(config.num_hidden_layers):
+        theirs = f"bleurt.encoder.layer.{index}."
+        ours = f"layers.{index}."
+        for our, their in (("attention_output", "attention.output.dense"),
+                           ("attention_norm", "attention.output.LayerNorm"), ("intermediate", "intermediate.dense"),
+                           ("output", "output.dense"), ("output_norm", "output.LayerNorm")):
+            for kind in ("weight", "bias"):
+                keys[f"{ours}{our}.{kind}"] = f"{theirs}{their}.{kind}"
+    return keys
+
+
+def _fused_keys(index: int) -> list[str]:
+    return [f"bleurt.encoder.layer.{index}.attention.self.{part}.{kind}"
+            for kind in ("weight", "bias") for part in ("query", "key", "value")]
+
+
+def weights_files(folder: Path) -> list[Path] | None:
+    """The checkpoint's weight files (one, or the shards its index names), or None when it has none."""
+    for name in WEIGHT_FILES:
+        if (folder / name).is_file():
+            return [folder / name]
+    for name in INDEX_FILES:
+        index = folder / name
+        if index.is_file():
+            shards = sorted(set(json.loads(index.read_text(encoding="utf-8")).get("weight_map", {}).values()))
+            return [folder / shard for shard in shards]
+    return None
+
+
+def read_state_dict(folder: Path) -> dict[str, torch.Tensor]:
+    """Every tensor of the checkpoint's weight files, by name (TensorFlow-style LayerNorm gamma/beta renamed)."""
+    files = weights_files(folder)
+    if not files:
+        raise ValueError(f"no weights file ({' or '.join(WEIGHT_FILES)})")
+    state: dict[str, torch.Tensor] = {}
+    for path in files:
+        if path.suffix == ".safetensors":
+            from safetensors.torch import load_file
+
+            state.update(load_file(str(path), device="cpu"))
+        else:
+            state.update(torch.load(str(path), map_location="cpu", weights_only=True))
+    renamed = {}
+    for key, value in state.items():
+        if key.endswith("LayerNorm.gamma"):
+            key = key[: -len("gamma")] + "weight"
+        elif key.endswith("LayerNorm.beta"):
+            key = key[: -len("beta")] + "bias"
+        renamed[key] = value
+    return renamed
+
+
+def build_regressor(config: BleurtConfig, state: Mapping[str, torch.Tensor]) -> BleurtRegressor:
+    """The model with the checkpoint's weights; a ValueError lists missing, unexpected or mis-shaped weights."""
+    model = BleurtRegressor(config)
+    mapping = _expected_keys(config)
+    fused = {index: _fused_keys(index) for index in range(config.num_hidden_layers)}
+    wanted = set(mapping.values()) | {key for keys in fused.values() for key in keys}
+    missing = sorted(wanted - set(state))
+    unexpected = sorted(set(state) - wanted - set(_IGNORED_KEYS))
+    if missing or unexpected:
+        parts = []
+        if missing:
+            parts.append(f"missing {len(missing)} weights (e.g. {missing[:3]})")
+        if unexpected:
+            parts.append(f"{len(unexpected)} weights a BLEURT regression model does not have (e.g. {unexpected[:3]})")
+        raise ValueError("the weights are not those of bleurt-pytorch's BleurtForSequenceClassification: "
+                         + "; ".join(parts))
+    ours: dict[str, torch.Tensor] = {name: state[key] for name, key in mapping.items()}
+    for index, keys in fused.items():
+        ours[f"layers.{index}.qkv.weight"] = torch.cat([state[key] for key in keys[:3]], dim=0)
+        ours[f"layers.{index}.qkv.bias"] = torch.cat([state[key] for key in keys[3:]], dim=0)
+    expected_shapes = {name: tuple(tensor.shape) for name, tensor in model.state_dict().items()}
+    for name, tensor in ours.items():
+        if tuple(tensor.shape) != expected_shapes[name]:
+            their = mapping.get(name, name)
+            raise ValueError(f"weight {their!r} has shape {tuple(tensor.shape)}, but config.json implies "
+                             f"{expected_shapes[name]}")
+    model.load_state_dict({name: tensor.float() for name, tensor in ours.items()}, strict=True)
+    return model.eval()
