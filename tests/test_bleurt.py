@@ -138,7 +138,7 @@ def test_sharded_and_streamed_equal_compute(bleurt, checkpoint, corpus) -> None:
     assert streamed["scores"] == pytest.approx(whole["scores"], abs=TOLERANCE)
     shards = [bleurt.example_stats(predictions[s:s + 40], references[s:s + 40], checkpoint=str(checkpoint))
               for s in range(0, 120, 40)]
-    assert [v for shard in shards for v in shard["score"]] == pytest.approx(whole["scores"], abs=TOLERANCE)
+    assert [v for shard in shards for v in shard["mean_score"]] == pytest.approx(whole["scores"], abs=TOLERANCE)
     totals = [bleurt.reduce_stats(shard, checkpoint=str(checkpoint)) for shard in shards]
     merged = bleurt.compute_from_stats(totals, checkpoint=str(checkpoint))
     assert merged["examples"] == 120
@@ -299,3 +299,38 @@ def test_bad_inputs_are_rejected(bleurt, checkpoint) -> None:
                        device="cpu")
     with pytest.raises(ValueError, match="batch_size"):
         bleurt.compute(predictions=["a"], references=["a"], checkpoint=str(checkpoint), batch_size=0)
+
+
+def test_command_line_scorer_and_comparison_report_with_a_checkpoint(bleurt, checkpoint, corpus, tmp_path) -> None:
+    """The scorer leaves bleurt out (or stops, when it is named) until a checkpoint is given, then scores as
+    `compute`; the comparison report's BLEURT column equals `compute`'s mean."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    examples = corpus[:12]
+    predictions, references = tmp_path / "predictions.txt", tmp_path / "references.txt"
+    predictions.write_text("\n".join(p for p, _ in examples) + "\n", encoding="utf-8")
+    references.write_text("\n".join(g[0] for _, g in examples) + "\n", encoding="utf-8")
+    base = [sys.executable, str(root / "scripts" / "score.py"), "-p", str(predictions), "-r", str(references)]
+    refused = subprocess.run([*base, "-m", "bleurt"], capture_output=True, text=True, timeout=600)
+    assert refused.returncode != 0 and "needs `-o bleurt.checkpoint=...`" in refused.stderr
+    scored = subprocess.run([*base, "-m", "bleurt", "-o", f"bleurt.checkpoint={checkpoint}", "--format", "json"],
+                            capture_output=True, text=True, timeout=600)
+    assert scored.returncode == 0, scored.stderr
+    expected = bleurt.compute(predictions=[p for p, _ in examples], references=[g[0] for _, g in examples],
+                              checkpoint=str(checkpoint))
+    assert json.loads(scored.stdout)["bleurt"]["scores"] == pytest.approx(expected["scores"], abs=1e-6)
+
+    if str(root / "scripts") not in sys.path:
+        sys.path.insert(0, str(root / "scripts"))
+    from comparison import ResamplingSettings, compare, from_columns
+
+    systems = {"first": [p for p, _ in examples], "second": [g[-1] for _, g in examples]}
+    data = from_columns([g[0] for _, g in examples], systems)
+    report = compare(data, ["bleurt"], options={"bleurt": {"checkpoint": str(checkpoint)}},
+                     settings=ResamplingSettings(n_samples=50, ar_samples=50), progress=False)
+    (headline,) = report.headlines
+    for system, outputs in systems.items():
+        mean = bleurt.compute(predictions=outputs, references=[g[0] for _, g in examples],
+                              checkpoint=str(checkpoint))["mean_score"]
+        assert report.cell(headline, system).score == pytest.approx(mean, abs=1e-9)

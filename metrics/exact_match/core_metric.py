@@ -42,6 +42,7 @@ Optional hooks, each with a default that fits most metrics:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import inspect
@@ -54,7 +55,7 @@ from .core_checks import warn_caller
 from .core_inputs import Columns, InputKind
 from .core_options import MetricOptions, input_parameters, keyword_parameters
 from .core_process import clear_caches
-from .core_stats import StatsSchema
+from .core_stats import StatField, StatsSchema
 from .core_streaming import DEFAULT_STREAM_BATCH_SIZE, compute_from_cache, streaming_verified
 from .core_trainer import PredictionSource, TrainerTextMetrics, preprocess_logits_for_metrics
 
@@ -452,6 +453,51 @@ class StatsMetric:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+
+
+class MeanOfExampleScores(StatsMetric):
+    """Base of metrics whose corpus score is the mean of one score per example (model scores such as COMET,
+    BLEURT, sentence similarity): each example's statistics are its score and a count of one, the result holds the
+    mean (under :attr:`mean_key`), the number of examples and the per-example scores (under :attr:`scores_key`).
+    A subclass supplies :meth:`example_scores`."""
+
+    mean_key: ClassVar[str] = "mean_score"
+    scores_key: ClassVar[str] = "scores"
+
+    def example_scores(self, batch: Batch, options: Any) -> list[float]:
+        """One score per example of the batch, in order."""
+        raise NotImplementedError
+
+    def schema(self, options: Any) -> StatsSchema:
+        return StatsSchema(self.name, (StatField(self.mean_key, "fsum"), StatField("examples")))
+
+    def example_rows(self, batch: Batch, options: Any) -> list[tuple[float, int]]:
+        return [(value, 1) for value in self.example_scores(batch, options)]
+
+    def score(self, totals: Mapping[str, Any], options: Any) -> dict[str, Any]:
+        return {self.mean_key: totals[self.mean_key] / totals["examples"], "examples": totals["examples"]}
+
+    def per_example_outputs(self, options: Any) -> bool:
+        return True
+
+    def per_example(self, rows: Sequence[Sequence[Any]], options: Any) -> dict[str, list[float]]:
+        return {self.scores_key: [row[0] for row in rows]}
+
+
+@contextlib.contextmanager
+def progress_bar(shown: bool, description: str, unit: str, total: int | None = None
+                 ) -> Iterator[Callable[[int], Any] | None]:
+    """A tqdm progress bar's ``update`` while the block runs (None when not ``shown``), closed afterwards."""
+    if not shown:
+        yield None
+        return
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc=description, unit=unit)
+    try:
+        yield bar.update
+    finally:
+        bar.close()
 
 
 class _Fold:
