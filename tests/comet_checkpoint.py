@@ -12,26 +12,35 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def xlmr_tokenizer(texts: list[str], vocab_size: int) -> object:
+    """An XLM-R-style fast tokenizer (unigram pieces, <s> A </s> </s> B </s>) trained on ``texts``; also used by
+    tests/comet_oracle_run.py in the oracle environment (transformers 4), so only what both versions take."""
+    import transformers
+    from tokenizers import SentencePieceUnigramTokenizer
+    from tokenizers.processors import TemplateProcessing
+
+    trainer = SentencePieceUnigramTokenizer()
+    trainer.train_from_iterator(texts, vocab_size=vocab_size, special_tokens=["<s>", "<pad>", "</s>", "<unk>"],
+                                unk_token="<unk>", show_progress=False)
+    trainer.add_special_tokens(["<mask>"])
+    trainer.post_processor = TemplateProcessing(single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
+                                                special_tokens=[("<s>", 0), ("</s>", 2)])
+    return transformers.XLMRobertaTokenizerFast(
+        tokenizer_object=trainer._tokenizer, bos_token="<s>", eos_token="</s>", sep_token="</s>", cls_token="<s>",
+        unk_token="<unk>", pad_token="<pad>", mask_token="<mask>", model_max_length=512)
+
+
 @functools.lru_cache(maxsize=None)
 def tiny_comet_checkpoint() -> str:
     """The folder of a reference-based COMET model (layer mix with layer norm, average pooling), made once."""
     import torch
     import transformers
     import yaml
-    from tokenizers import SentencePieceUnigramTokenizer
-    from tokenizers.processors import TemplateProcessing
 
     folder = Path(tempfile.mkdtemp(prefix="tiny-comet-"))
     texts = [line for path in sorted((ROOT / "scripts" / "examples" / "systems").iterdir())
              for line in path.read_text(encoding="utf-8").splitlines()]
-    trainer = SentencePieceUnigramTokenizer()
-    trainer.train_from_iterator(texts, vocab_size=300, special_tokens=["<s>", "<pad>", "</s>", "<unk>"],
-                                unk_token="<unk>", show_progress=False)
-    trainer.post_processor = TemplateProcessing(single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
-                                                special_tokens=[("<s>", 0), ("</s>", 2)])
-    tokenizer = transformers.XLMRobertaTokenizerFast(
-        tokenizer_object=trainer._tokenizer, bos_token="<s>", eos_token="</s>", sep_token="</s>", cls_token="<s>",
-        unk_token="<unk>", pad_token="<pad>", model_max_length=512)
+    tokenizer = xlmr_tokenizer(texts, vocab_size=300)
     config = transformers.XLMRobertaConfig(vocab_size=len(tokenizer), hidden_size=16, num_hidden_layers=2,
                                            num_attention_heads=2, intermediate_size=32, max_position_embeddings=514,
                                            pad_token_id=1, bos_token_id=0, eos_token_id=2, type_vocab_size=1)

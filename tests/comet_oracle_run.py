@@ -23,9 +23,10 @@ import torch
 
 
 def build_encoder(payload: dict[str, Any]) -> dict[str, Any]:
-    from tokenizers import BertWordPieceTokenizer, SentencePieceUnigramTokenizer
-    from tokenizers.processors import TemplateProcessing
     import transformers
+    from tokenizers import BertWordPieceTokenizer
+
+    from comet_checkpoint import xlmr_tokenizer  # this folder is on sys.path: the script's own
 
     folder = Path(payload["folder"])
     family = payload["encoder_model"]
@@ -42,15 +43,7 @@ def build_encoder(payload: dict[str, Any]) -> dict[str, Any]:
                                          num_attention_heads=4, intermediate_size=2 * size,
                                          max_position_embeddings=payload.get("max_positions", 512))
     else:
-        trainer = SentencePieceUnigramTokenizer()
-        trainer.train_from_iterator(texts, vocab_size=1000, special_tokens=["<s>", "<pad>", "</s>", "<unk>"],
-                                    unk_token="<unk>", show_progress=False)
-        trainer.add_special_tokens(["<mask>"])
-        trainer.post_processor = TemplateProcessing(single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
-                                                    special_tokens=[("<s>", 0), ("</s>", 2)])
-        tokenizer = transformers.XLMRobertaTokenizerFast(
-            tokenizer_object=trainer._tokenizer, bos_token="<s>", eos_token="</s>", sep_token="</s>",
-            cls_token="<s>", unk_token="<unk>", pad_token="<pad>", mask_token="<mask>", model_max_length=512)
+        tokenizer = xlmr_tokenizer(texts, vocab_size=1000)
         config_class = transformers.XLMRobertaXLConfig if family == "XLM-RoBERTa-XL" else transformers.XLMRobertaConfig
         config = config_class(vocab_size=len(tokenizer), hidden_size=size, num_hidden_layers=layers,
                               num_attention_heads=4, intermediate_size=2 * size,
