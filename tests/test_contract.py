@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,7 @@ CARD_SECTIONS = (
     "## How to Use",
     "### Inputs",
     "### Output Values",
+    "### Examples",
     "## Oracle and Parity Evidence",
     "## Differences from evaluate's Module",
     "## Limitations and Bias",
@@ -106,7 +108,7 @@ def test_sync_check_detects_a_stale_generated_import_block(tmp_path: Path) -> No
     lines = script.read_text(encoding="utf-8").splitlines(keepends=True)
     script.write_text("".join(line for line in lines if "import __name__ as _core_ngrams" not in line), encoding="utf-8")
     result = _sync_check(copy)
-    assert result.returncode == 1 and "bleu.py: its generated import block or citation is stale" in result.stderr
+    assert result.returncode == 1 and "bleu.py: its generated import block or card texts are stale" in result.stderr
 
 
 def test_sync_check_detects_a_citation_that_differs_from_the_card(tmp_path: Path) -> None:
@@ -117,7 +119,7 @@ def test_sync_check_detects_a_citation_that_differs_from_the_card(tmp_path: Path
     card.write_text(card.read_text(encoding="utf-8").replace('pages = "311--318"', 'pages = "311--319"'),
                     encoding="utf-8")
     result = _sync_check(copy)
-    assert result.returncode == 1 and "bleu.py: its generated import block or citation is stale" in result.stderr
+    assert result.returncode == 1 and "bleu.py: its generated import block or card texts are stale" in result.stderr
     written = subprocess.run([sys.executable, str(copy / "scripts" / "sync_core.py")], capture_output=True, text=True)
     assert written.returncode == 0, written.stderr
     script = (copy / "metrics" / "bleu" / "bleu.py").read_text(encoding="utf-8")
@@ -128,9 +130,44 @@ def test_sync_check_detects_a_citation_that_differs_from_the_card(tmp_path: Path
 def test_sync_check_refuses_a_hand_written_citation(tmp_path: Path) -> None:
     copy = _copy_for_sync(tmp_path)
     script = copy / "metrics" / "bleu" / "bleu.py"
-    script.write_text(script.read_text(encoding="utf-8") + '\n_CITATION = "mine"\n', encoding="utf-8")
+    script.write_text(script.read_text(encoding="utf-8") + '\n_CITATION = "mine"\n_DESCRIPTION = "mine"\n',
+                      encoding="utf-8")
     result = _sync_check(copy)
-    assert result.returncode == 1 and "_CITATION is generated from the card's Citation section" in result.stderr
+    assert result.returncode == 1
+    for name in ("_CITATION", "_DESCRIPTION"):
+        assert f"{name} is generated from the card (README.md); remove the script's own" in result.stderr
+
+
+def test_the_scripts_texts_follow_the_card(tmp_path: Path) -> None:
+    """Editing a card's Inputs or Further References makes the script stale; writing brings the new text into
+    evaluate's ``inputs_description`` and links."""
+    copy = _copy_for_sync(tmp_path)
+    card = copy / "metrics" / "bleu" / "README.md"
+    text = card.read_text(encoding="utf-8")
+    text = text.replace("### Output Values\n", "- **extra_note**: a line added to the card.\n\n### Output Values\n")
+    card.write_text(text + "- Homepage: https://example.org/bleu\n", encoding="utf-8")
+    assert "card texts are stale" in _sync_check(copy).stderr
+    written = subprocess.run([sys.executable, str(copy / "scripts" / "sync_core.py")], capture_output=True, text=True)
+    assert written.returncode == 0, written.stderr
+    script = (copy / "metrics" / "bleu" / "bleu.py").read_text(encoding="utf-8")
+    assert "    extra_note: a line added to the card.\nReturns:\n" in script
+    assert 'homepage="https://example.org/bleu",' in script
+    assert _sync_check(copy).returncode == 0
+
+
+@pytest.mark.parametrize(("edit", "problem"), [
+    (lambda card: card.replace("### Examples\n", "### Usage Examples\n"), "the card needs the sections Examples"),
+    (lambda card: card.replace(">>> ", "").replace("... ", ""), "needs a ```python block of doctests"),
+    (lambda card: card + "- See also: https://example.org\n", "Further References holds only"),
+    (lambda card: card.replace("## Metric Description\n", '## Metric Description\n\nA """ quote.\n'),
+     "Metric Description section may not contain three double quotes"),
+])
+def test_sync_check_refuses_a_card_it_cannot_read(tmp_path: Path, edit: Any, problem: str) -> None:
+    copy = _copy_for_sync(tmp_path)
+    card = copy / "metrics" / "bleu" / "README.md"
+    card.write_text(edit(card.read_text(encoding="utf-8")), encoding="utf-8")
+    result = _sync_check(copy)
+    assert result.returncode == 1 and "metrics/bleu/README.md: " in result.stderr and problem in result.stderr
 
 
 @pytest.mark.parametrize("name", METRICS)
@@ -141,6 +178,16 @@ def test_citation_is_the_cards(name: str) -> None:
     section = card.split("\n## Citation\n", 1)[1].split("\n## ", 1)[0]
     expected = section.split("```bibtex\n", 1)[1].split("```", 1)[0] if "```bibtex" in section else ""
     assert load_metric(name).citation == expected
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_every_keyword_is_documented_in_the_card(name: str) -> None:
+    """The card's Inputs (evaluate's inputs description) name, in bold, every keyword ``compute`` takes."""
+    card = (METRICS_DIR / name / "README.md").read_text(encoding="utf-8")
+    inputs = card.split("\n### Inputs\n", 1)[1].split("\n### ", 1)[0]
+    keywords = [key for key in inspect.signature(type(load_metric(name))._compute).parameters if key != "self"]
+    assert [key for key in keywords if f"**{key}**" not in inputs] == []
+    assert "Args:\n" in load_metric(name).inputs_description
 
 
 @pytest.mark.parametrize("name", METRICS)

@@ -18,19 +18,6 @@ from typing import Any
 from .core_resample import approximate_randomization_test, as_stats_matrix
 from .core_resample import paired_bootstrap_test
 
-# The docstring lines of the options and outputs this mixin adds (evaluate's inputs description of a metric).
-RESAMPLING_ARGS = """\
-    confidence, n_bootstrap, confidence_level, seed: bootstrap confidence interval of the corpus score
-        (sacreBLEU's; seed 12345 by default).
-    baseline_predictions, paired_test ('bs' or 'ar'), n_samples: paired significance test against a baseline.
-"""
-RESAMPLING_RETURNS = """\
-    signature (`str`): sacreBLEU's reproducibility signature.
-    sentence_scores (`list` of `float`): with `sentence_scores`.
-    confidence_mean, confidence_low, confidence_high, confidence_half_width (`float`): with `confidence`.
-    p_value, baseline_score (`float`), paired_test (`str`): with `baseline_predictions`.
-"""
-
 
 def resampling_fields(options: Any) -> dict[str, Any]:
     """The signature's resampling fields (``bs``, ``ar``, ``seed``) for the options' interval and test."""

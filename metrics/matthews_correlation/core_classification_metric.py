@@ -37,25 +37,6 @@ from .core_stats import StatsSchema
 from .core_trainer import checked_metrics
 
 
-SKLEARN_DOCS = "https://scikit-learn.org/stable/modules/generated/sklearn.metrics."
-# The arguments every classification module documents (the scripts' _KWARGS_DESCRIPTION starts with these).
-LABEL_ARGS = """
-Args:
-    predictions (`list` of `int`): predicted labels (rows of 0/1 indicators for the "multilabel" configuration).
-    references (`list` of `int`): ground truth labels, same shape.
-"""
-SETWISE_ARGS = LABEL_ARGS + """\
-    labels (`list` of `int`): the labels to score (and their order for `average=None`); default None: every
-        label present in predictions or references (multi-label: column indices).
-    pos_label (`int`): the positive class for `average="binary"`; default 1.
-    average (`str` or None): "binary" (default; the class `pos_label`), "micro" (global counts), "macro"
-        (unweighted mean over labels), "weighted" (mean weighted by each label's number of true instances),
-        "samples" (multi-label only: mean over examples), or None (one score per label).
-    sample_weight (`list` of `float`): one weight per example; default None.
-    zero_division ("warn", 0, 1 or nan): the value of 0/0; "warn" (default) gives 0.0 with a warning.
-"""
-
-
 def _integer_labels(values: Any) -> np.ndarray | None:
     """Integer labels (one per example, or rows of equal width) as an int64 array, found at numpy speed; None
     for anything else, which the shared check then examines value by value (and names the bad one)."""

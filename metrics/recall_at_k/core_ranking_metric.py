@@ -24,20 +24,6 @@ from .core_ranking import ranking_totals
 from .core_ranking_inputs import RANKINGS
 from .core_stats import StatsSchema
 
-RUN_AND_QRELS_ARGS = """\
-    predictions (`list`): one run per query: a dict {doc_id: score} (ranked by score, highest first; ties by
-        doc id descending, as trec_eval), or a list of doc ids ranked best first.
-    references (`list`): the qrels of each query: a dict {doc_id: grade} (integer grades; at least
-        `relevance_level` is relevant, negative grades are unjudged), or a list of relevant doc ids (grade 1). A
-        query with empty qrels is not judged and is skipped (trec_eval's rule).
-"""
-RANKING_OPTION_ARGS = """\
-    relevance_level (`int`): the lowest grade that counts as relevant (trec_eval's -l). Default 1.
-    score_precision (`str`): "float32" (default: trec_eval 9 / pytrec_eval hold scores as C floats, so scores
-        equal in float32 tie) or "float64" (trec_eval 10).
-    per_query (`bool`): add each query's values (None for a query without judgements). Default False.
-"""
-
 
 @dataclass(frozen=True)
 class RankingMetricOptions(RankingOptions):

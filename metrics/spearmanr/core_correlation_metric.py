@@ -20,16 +20,6 @@ from .core_metric import Batch, StatsMetric
 from .core_stats import StatsSchema
 
 
-# The arguments both correlation modules document (the scripts' _KWARGS_DESCRIPTION starts with these).
-NUMBER_ARGS = """
-Args:
-    predictions (`list` of `float`): predicted values.
-    references (`list` of `float`): ground truth values, one per prediction.
-    return_pvalue (`bool`): also return the p-value; default False.
-    alternative (`str`): the alternative hypothesis of the p-value: "two-sided" (default), "less", "greater".
-"""
-
-
 class CorrelationMetric(StatsMetric):
     """pearsonr and spearmanr: the script declares ``about``, ``inputs`` and ``options_class``."""
 

@@ -39,13 +39,6 @@ from .core_checks import warn_caller
 from .core_options import MetricOptions, number, option
 from .core_stats import StatField, StatsSchema
 
-# Where SQuAD, its official evaluation scripts and its papers are (both versions).
-SQUAD_LINKS = {
-    "homepage": "https://rajpurkar.github.io/SQuAD-explorer/",
-    "codebase_urls": ("https://rajpurkar.github.io/SQuAD-explorer/",),
-    "reference_urls": ("https://rajpurkar.github.io/SQuAD-explorer/",),
-}
-
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 
