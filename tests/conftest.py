@@ -16,6 +16,11 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ["HF_EVALUATE_OFFLINE"] = "1"
+# pytest-xdist's workers share the machine's cores: each takes its share for torch's (OpenMP's) threads. With a
+# thread per core in every worker, the model metrics' many short operations ran up to 16 times slower than alone.
+if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
+    os.environ.setdefault("OMP_NUM_THREADS",
+                          str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))))
 # pytest-xdist's workers (named by PYTEST_XDIST_WORKER) each get their own metrics cache (evaluate's arrow files)
 # and share the modules cache (evaluate copies a module under a file lock): the controller imports from it the
 # warning classes of vendored modules that the workers' warnings name.
@@ -250,3 +255,23 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
                                     "highest peaks set by:")
         for peak, nodeid in peaks[:5]:
             terminalreporter.write_line(f"  {peak:8,.0f} MiB  {nodeid}")
+
+
+# Files of independent checks over every metric (model metrics' cases take minutes each): with `--dist loadfile`
+# their tests are work units of their own, spread over the workers; every other file runs whole in one worker so
+# that its module-scoped fixtures (models, corpora) load once.
+SCHEDULED_BY_TEST = ("tests/test_properties.py",)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """pytest-xdist's scheduler for `--dist loadfile`: files as work units except SCHEDULED_BY_TEST."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FileOrTestScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return nodeid if path in SCHEDULED_BY_TEST else path
+
+    return FileOrTestScheduling(config, log)

@@ -25,7 +25,7 @@ TOLERANCE = 1e-6
 @pytest.fixture(scope="module", autouse=True)
 def few_threads():
     previous = torch.get_num_threads()
-    torch.set_num_threads(2)
+    torch.set_num_threads(min(2, previous))
     yield
     torch.set_num_threads(previous)
 

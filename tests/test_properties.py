@@ -13,7 +13,9 @@ corpora of one to six examples with one to three references; other kinds: their 
 
 The profile of each metric (ranges, maximum, tolerance, generators) is declared in PROFILES; a metric without a
 profile fails `test_every_metric_has_a_profile`. Model metrics are compared within 1e-5 (batch composition
-changes float summation order); statistics metrics exactly.
+changes float summation order); statistics metrics exactly. The default run draws at most DEFAULT_RUN_EXAMPLES
+corpora per property (fewer for a model metric, whose every example is forward passes: its `default_examples`);
+the slow run (`-m slow`, ids ending in `-full`) draws each profile's full `examples`.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from conftest import METRICS_DIR, load_metric, metric_names, model_config
 METRICS = metric_names()
 
 
+DEFAULT_RUN_EXAMPLES = 100
 Corpus = dict[str, list[Any]]  # compute's input columns, e.g. {"predictions": [...], "references": [...]}
 
 # Characters hypothesis draws from: every category but lone surrogates (not Unicode text: test_bad_input covers
@@ -322,6 +325,8 @@ class Profile:
     options: Mapping[str, Any] = field(default_factory=dict)
     identity_options: Mapping[str, Any] = field(default_factory=dict)
     examples: int = 250  # per property; five properties per metric
+    # corpora per property in the default run (the full `examples` run with the slow tests)
+    default_examples: int = DEFAULT_RUN_EXAMPLES
     # for the property that scores each corpus four times through different entry points (compute twice, a
     # configured module, combine.add): the entry points, not the inputs, are what it varies
     entry_point_examples: int | None = None
@@ -353,11 +358,11 @@ PROFILES: dict[str, Profile] = {
     # A long text costs a model a forward pass of its maximum length: fewer of them
     "bertscore": Profile(
         {"precision": (-1, 1), "recall": (-1, 1), "f1": (-1, 1)}, {"f1": 1.0}, tolerance=1e-5, examples=200,
-        long_texts=500, averaged=("precision", "recall", "f1"), entry_point_examples=50,
+        default_examples=50, long_texts=500, averaged=("precision", "recall", "f1"), entry_point_examples=50,
     ),
     "semantic_similarity": Profile(
         {"similarity": (-1, 1), "similarities": (-1, 1)}, {"similarity": 1.0}, tolerance=1e-5, examples=200,
-        long_texts=500, entry_point_examples=50,
+        default_examples=50, long_texts=500, entry_point_examples=50,
     ),
     "chrf": Profile({"score": (0, 100)}, {"score": 100.0}),
     # TER counts edits per reference word: above 100 when a prediction is longer than its reference. A long text
@@ -377,7 +382,8 @@ PROFILES: dict[str, Profile] = {
          "cross_entropy": (0, math.inf), "bits_per_token": (0, math.inf), "bits_per_byte": (0, math.inf),
          "cross_entropies": (0, math.inf), "bits_per_token_per_text": (0, math.inf),
          "bits_per_byte_per_text": (0, math.inf)},
-        {}, tolerance=1e-5, options=tiny_language_model(), examples=250, long_texts=50, entry_point_examples=60,
+        {}, tolerance=1e-5, options=tiny_language_model(), examples=250, default_examples=60, long_texts=50,
+        entry_point_examples=60,
         corpora=lambda long_texts: non_empty_texts(long_texts, long_length=5_000),
     ),
     **{name: Profile({name: (0, 1)}, {name: 1.0}, corpora=lambda long_texts: label_pairs(long_texts, classes=2),
@@ -427,7 +433,8 @@ PROFILES: dict[str, Profile] = {
         {"mauve": (0, 1), "frontier_integral": (0, 1), "mauve_star": (0, 1), "frontier_integral_star": (0, 1),
          "p_hist": (0, 1), "q_hist": (0, 1), "divergence_curve": (0, 1)},
         {"mauve": 1.0, "frontier_integral": 0.0}, tolerance=1e-5,
-        options={"featurize_model_name": "all-MiniLM-L6-v2", "device_id": -1}, examples=40, entry_point_examples=20,
+        options={"featurize_model_name": "all-MiniLM-L6-v2", "device_id": -1}, examples=40, default_examples=20,
+        entry_point_examples=20,
         long_texts=500, corpora=text_samples, statistics=False,
     ),
     # every key a correlation (-1..1), an accuracy or p-value (0..1) or a count; identical scores rank alike
@@ -477,9 +484,26 @@ def example(corpus: Corpus, index: int) -> dict[str, Any]:
     return {singular.get(column, column): values[index] for column, values in corpus.items()}
 
 
-def property_settings(name: str, examples: int | None = None) -> settings:
+def metric_cases(names: Sequence[str]) -> list[Any]:
+    """(name, bounded) for each metric: twice where `default_examples` bounds the default run, bounded and in
+    full as a slow test (id ``<name>-full``)."""
+    cases = []
+    for name in names:
+        if name in PROFILES and PROFILES[name].default_examples < PROFILES[name].examples:
+            cases += [pytest.param(name, True, id=name),
+                      pytest.param(name, False, id=f"{name}-full", marks=pytest.mark.slow)]
+        else:
+            cases.append(pytest.param(name, False, id=name))
+    return cases
+
+
+def property_settings(name: str, bounded: bool, examples: int | None = None) -> settings:
+    """hypothesis's settings: the profile's corpora count (or ``examples``), at most `default_examples` when
+    ``bounded``."""
+    profile = PROFILES[name]
+    count = examples or profile.examples
     return settings(
-        max_examples=examples or PROFILES[name].examples,
+        max_examples=min(count, profile.default_examples) if bounded else count,
         deadline=None,
         derandomize=True,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
@@ -528,11 +552,11 @@ def test_every_metric_has_a_profile() -> None:
     assert set(METRICS) <= set(PROFILES), f"add a property profile for {sorted(set(METRICS) - set(PROFILES))}"
 
 
-@pytest.mark.parametrize("name", METRICS)
-def test_results_are_finite_and_in_range(name: str) -> None:
+@pytest.mark.parametrize(("name", "bounded"), metric_cases(METRICS))
+def test_results_are_finite_and_in_range(name: str, bounded: bool) -> None:
     profile, metric = PROFILES[name], load_metric(name)
 
-    @property_settings(name)
+    @property_settings(name, bounded)
     @given(profile.corpora(profile.long_texts))
     def check(corpus: Corpus) -> None:
         result = metric.compute(**corpus, **profile.options)
@@ -544,11 +568,11 @@ def test_results_are_finite_and_in_range(name: str) -> None:
     check()
 
 
-@pytest.mark.parametrize("name", METRICS)
-def test_order_of_examples_does_not_matter(name: str) -> None:
+@pytest.mark.parametrize(("name", "bounded"), metric_cases(METRICS))
+def test_order_of_examples_does_not_matter(name: str, bounded: bool) -> None:
     profile, metric = PROFILES[name], load_metric(name)
 
-    @property_settings(name)
+    @property_settings(name, bounded)
     @given(profile.corpora(profile.long_texts), st.randoms(use_true_random=False))
     def check(corpus: Corpus, rng: Any) -> None:
         order = list(range(size_of(corpus)))
@@ -560,12 +584,12 @@ def test_order_of_examples_does_not_matter(name: str) -> None:
     check()
 
 
-@pytest.mark.parametrize("name", METRICS)
-def test_statistics_shards_and_streaming_equal_one_shot(name: str) -> None:
+@pytest.mark.parametrize(("name", "bounded"), metric_cases(METRICS))
+def test_statistics_shards_and_streaming_equal_one_shot(name: str, bounded: bool) -> None:
     profile, metric = PROFILES[name], load_metric(name)
     streamed = evaluate.load(str(METRICS_DIR / name), model_config(name), experiment_id=uuid.uuid4().hex)
 
-    @property_settings(name)
+    @property_settings(name, bounded)
     @given(profile.corpora(profile.long_texts), st.integers(1, 5))
     def check(corpus: Corpus, split: int) -> None:
         one_shot = metric.compute(**corpus, **profile.options)
@@ -592,12 +616,12 @@ def test_statistics_shards_and_streaming_equal_one_shot(name: str) -> None:
     check()
 
 
-@pytest.mark.parametrize("name", METRICS)
-def test_repeated_configured_and_combined_computes_agree(name: str) -> None:
+@pytest.mark.parametrize(("name", "bounded"), metric_cases(METRICS))
+def test_repeated_configured_and_combined_computes_agree(name: str, bounded: bool) -> None:
     profile, metric = PROFILES[name], load_metric(name)
     configured = evaluate.load(str(METRICS_DIR / name), model_config(name), experiment_id=uuid.uuid4().hex).configure(**profile.options)
 
-    @property_settings(name, profile.entry_point_examples)
+    @property_settings(name, bounded, profile.entry_point_examples)
     @given(profile.corpora(profile.long_texts))
     def check(corpus: Corpus) -> None:
         first = metric.compute(**corpus, **profile.options)
@@ -611,11 +635,12 @@ def test_repeated_configured_and_combined_computes_agree(name: str) -> None:
     check()
 
 
-@pytest.mark.parametrize("name", [name for name in METRICS if name in PROFILES and PROFILES[name].identity])
-def test_identical_inputs_get_the_best_score(name: str) -> None:
+@pytest.mark.parametrize(("name", "bounded"),
+                         metric_cases([name for name in METRICS if name in PROFILES and PROFILES[name].identity]))
+def test_identical_inputs_get_the_best_score(name: str, bounded: bool) -> None:
     profile, metric = PROFILES[name], load_metric(name)
 
-    @property_settings(name)
+    @property_settings(name, bounded)
     @given(profile.identical)
     def check(corpus: Corpus) -> None:
         result = metric.compute(**corpus, **{**profile.options, **profile.identity_options})
