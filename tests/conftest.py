@@ -257,12 +257,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             terminalreporter.write_line(f"  {peak:8,.0f} MiB  {nodeid}")
 
 
-# Files of independent checks over every metric (model metrics' cases take minutes each): with `--dist loadfile`
+# Files of independent checks over every metric (test_properties.py: minutes of work in all): with `--dist loadfile`
 # their tests are work units of their own, spread over the workers; every other file runs whole in one worker so
 # that its module-scoped fixtures (models, corpora) load once.
 SCHEDULED_BY_TEST = ("tests/test_properties.py",)
 
 
+@pytest.hookimpl(optionalhook=True)  # the hook exists only where pytest-xdist is loaded
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """pytest-xdist's scheduler for `--dist loadfile`: files as work units except SCHEDULED_BY_TEST."""
     if config.getoption("dist") != "loadfile":
