@@ -263,12 +263,32 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 SCHEDULED_BY_TEST = ("tests/test_properties.py",)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The property tests first, then the other files, those with more tests first.
+
+    hypothesis also draws constants found in the code of the local modules a process has loaded (e.g. "[CLS]"
+    from the BERTScore core), so a property's corpora would depend on the tests that ran before it in its
+    process. Run first, after test_properties' fixture has loaded every metric, they draw the same corpora in
+    every run, whichever worker runs them. The files' order is pytest-xdist's default (`--loadscope-reorder`):
+    larger work units first."""
+    def file_of(item: pytest.Item) -> str:
+        return item.nodeid.split("::", 1)[0]
+
+    tests_in_file: dict[str, int] = {}
+    for item in items:
+        tests_in_file[file_of(item)] = tests_in_file.get(file_of(item), 0) + 1
+    items.sort(key=lambda item: (file_of(item) not in SCHEDULED_BY_TEST, -tests_in_file[file_of(item)]))
+
+
 @pytest.hookimpl(optionalhook=True)  # the hook exists only where pytest-xdist is loaded
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """pytest-xdist's scheduler for `--dist loadfile`: files as work units except SCHEDULED_BY_TEST."""
+    """pytest-xdist's scheduler for `--dist loadfile`: files as work units except SCHEDULED_BY_TEST, in the order
+    of the collection (pytest_collection_modifyitems)."""
     if config.getoption("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False
 
     class FileOrTestScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:

@@ -145,6 +145,28 @@ def test_empty_strings_score_zero(bertscore) -> None:
     assert rescaled["f1"][0] < 0 and not math.isnan(rescaled["f1"][0])
 
 
+# "[CLS]" and "[SEP]" written in a text are the tokenizer's special tokens, which weigh 0; with idf, a token that
+# every reference holds weighs log((N + 1) / (N + 1)) = 0 ("house" below). A text whose tokens all weigh 0 has
+# bert-score's 0/0 as its weighted mean: NaN (found by the property tests).
+@pytest.mark.parametrize(("idf", "predictions", "references", "undefined"), [
+    (False, ["0", "[SEP]", "a house", "[CLS] [SEP]"], ["[CLS]", "a house", "a house", "a house"], "0, 1, 3"),
+    (True, ["house", "a house", "[CLS]"], ["the house", "a house", "house"], "0, 2"),
+])
+def test_texts_without_a_weighted_token_are_nan_as_in_bert_score_and_warned(
+    bertscore, idf: bool, predictions: list[str], references: list[str], undefined: str
+) -> None:
+    theirs = oracle_scores(predictions, references, num_layers=3, idf=idf)
+    with pytest.warns(UserWarning, match=rf"no weighted token .* as in bert-score.*\(indices {undefined}\)"):
+        ours = as_tensor(bertscore.compute(predictions=predictions, references=references, idf=idf))
+    assert torch.equal(ours.isnan(), theirs.isnan())
+    assert sorted({row for row, _ in theirs.isnan().nonzero().tolist()}) == [int(i) for i in undefined.split(", ")]
+    assert max_diff(ours.nan_to_num(), theirs.nan_to_num()) <= TOLERANCE
+
+
+def test_weighted_texts_are_not_warned_about(bertscore, recwarn: pytest.WarningsRecorder) -> None:
+    bertscore.compute(predictions=["a house", ""], references=["the house", "a house"])
+    assert not [warning for warning in recwarn if "no weighted token" in str(warning.message)]
+
 # -- per-example statistics and sharding -----------------------------------------------------------------------
 
 

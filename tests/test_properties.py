@@ -4,7 +4,8 @@ For any input hypothesis can generate for a metric's input kind (text pairs: eve
 and zero-width characters, right-to-left text, combining marks, empty strings, texts of 100,000 characters,
 corpora of one to six examples with one to three references; other kinds: their profile's generator):
 
-- every number in the result is finite and within the metric's documented range;
+- every number in the result is finite and within the metric's documented range (NaN only on inputs for which
+  the oracle gives NaN too, its profile's `undefined`, and then with a warning);
 - the corpus result does not depend on the order of the examples (outputs defined by an order excepted);
 - one-shot `compute`, per-example statistics reduced by `compute_from_stats`, shard totals merged in reverse
   order, and `add_batch` followed by a streamed `compute` all give the same result;
@@ -20,14 +21,18 @@ the slow run (`-m slow`, ids ending in `-full`) draws each profile's full `examp
 
 from __future__ import annotations
 
+import functools
 import math
+import random
 import uuid
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import evaluate
 import pytest
+import hypothesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -336,6 +341,34 @@ class Profile:
     averaged: tuple[str, ...] = ()  # per-example lists whose mean is the corpus value (others are left out)
     statistics: bool = True  # False: the result needs every example (e.g. a threshold search), not sums
     order_dependent: tuple[str, ...] = ()  # outputs that depend on the order of the examples by definition
+    # corpora whose result the oracle itself defines as NaN (e.g. bert-score's 0/0): NaN is then allowed in the
+    # result, and a warning must say so
+    undefined: Callable[[Corpus], bool] | None = None
+    # corpora a past run found a defect with: each property checks them first, in every run (hypothesis `example`)
+    regressions: tuple[Corpus, ...] = ()
+
+
+@functools.cache
+def bertscore_special_token_ids() -> tuple[Any, frozenset[int]]:
+    """The packaged model's tokenizer and the ids bert-score weighs 0 without idf ([CLS], [SEP])."""
+    from transformers import AutoTokenizer
+
+    from bertscore_oracle import packaged_model_path
+
+    tokenizer = AutoTokenizer.from_pretrained(packaged_model_path())
+    return tokenizer, frozenset((tokenizer.cls_token_id, tokenizer.sep_token_id))
+
+
+def has_unweighted_text(corpus: Corpus) -> bool:
+    """Some prediction or reference is, once tokenized and truncated, only [CLS]/[SEP] tokens (at least one): its
+    weighted mean is bert-score's 0/0."""
+    tokenizer, zero_weight = bertscore_special_token_ids()
+    texts = corpus["predictions"] + [text for group in corpus["references"] for text in group]
+    for text in texts:
+        tokens = tokenizer(text, truncation=True)["input_ids"][1:-1]
+        if tokens and set(tokens) <= zero_weight:
+            return True
+    return False
 
 
 PROFILES: dict[str, Profile] = {
@@ -359,6 +392,9 @@ PROFILES: dict[str, Profile] = {
     "bertscore": Profile(
         {"precision": (-1, 1), "recall": (-1, 1), "f1": (-1, 1)}, {"f1": 1.0}, tolerance=1e-5, examples=200,
         default_examples=50, long_texts=500, averaged=("precision", "recall", "f1"), entry_point_examples=50,
+        undefined=has_unweighted_text,
+        regressions=({"predictions": ["0" * 100_000], "references": [["[CLS]" * 20_000]]},  # NaN != NaN in CI
+                     {"predictions": ["[SEP]", "a [CLS]"], "references": [["[CLS]", "a"], ["b"]]}),
     ),
     "semantic_similarity": Profile(
         {"similarity": (-1, 1), "similarities": (-1, 1)}, {"similarity": 1.0}, tolerance=1e-5, examples=200,
@@ -510,6 +546,24 @@ def property_settings(name: str, bounded: bool, examples: int | None = None) -> 
     )
 
 
+def with_regressions(profile: Profile, *fixed: Any) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """hypothesis `example`s of the profile's regression corpora (the property's other arguments ``fixed``)."""
+    def decorate(check: Callable[..., None]) -> Callable[..., None]:
+        for corpus in profile.regressions:
+            check = hypothesis.example(corpus, *fixed)(check)
+        return check
+
+    return decorate
+
+
+@pytest.fixture(scope="module", autouse=True)
+def every_metric_loaded() -> None:
+    """Every metric loaded before the first property: the constants hypothesis draws from the loaded local modules'
+    code (see conftest's pytest_collection_modifyitems) are then those of every metric, whichever runs first."""
+    for name in METRICS:
+        load_metric(name)
+
+
 def numbers(value: Any) -> list[float]:
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return []
@@ -531,6 +585,8 @@ def assert_close(ours: Any, theirs: Any, tolerance: float, context: str) -> None
         assert len(ours) == len(theirs), context
         for index, (a, b) in enumerate(zip(ours, theirs, strict=True)):
             assert_close(a, b, tolerance, f"{context}[{index}]")
+    elif isinstance(ours, float) and math.isnan(ours):  # NaN agrees only with NaN
+        assert isinstance(theirs, float) and math.isnan(theirs), f"{context}: {ours} != {theirs}"
     elif isinstance(ours, float) and tolerance:
         assert math.isclose(ours, theirs, abs_tol=tolerance), f"{context}: {ours} != {theirs}"
     else:
@@ -557,13 +613,20 @@ def test_results_are_finite_and_in_range(name: str, bounded: bool) -> None:
     profile, metric = PROFILES[name], load_metric(name)
 
     @property_settings(name, bounded)
+    @with_regressions(profile)
     @given(profile.corpora(profile.long_texts))
     def check(corpus: Corpus) -> None:
-        result = metric.compute(**corpus, **profile.options)
-        assert all(math.isfinite(number) for number in numbers(result)), result
+        undefined = profile.undefined is not None and profile.undefined(corpus)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = metric.compute(**corpus, **profile.options)
+        values = numbers(result)
+        assert all(math.isfinite(number) or (undefined and math.isnan(number)) for number in values), result
+        if any(math.isnan(number) for number in values):
+            assert any("NaN" in str(warning.message) for warning in caught), f"NaN without a warning: {result}"
         for key, (low, high) in profile.ranges.items():  # keys a result may leave out (no such examples)
             for number in numbers(result.get(key)):
-                assert low - 1e-6 <= number <= high + 1e-6, (key, number)
+                assert math.isnan(number) or low - 1e-6 <= number <= high + 1e-6, (key, number)
 
     check()
 
@@ -573,6 +636,7 @@ def test_order_of_examples_does_not_matter(name: str, bounded: bool) -> None:
     profile, metric = PROFILES[name], load_metric(name)
 
     @property_settings(name, bounded)
+    @with_regressions(profile, random.Random(0))
     @given(profile.corpora(profile.long_texts), st.randoms(use_true_random=False))
     def check(corpus: Corpus, rng: Any) -> None:
         order = list(range(size_of(corpus)))
@@ -590,6 +654,7 @@ def test_statistics_shards_and_streaming_equal_one_shot(name: str, bounded: bool
     streamed = evaluate.load(str(METRICS_DIR / name), model_config(name), experiment_id=uuid.uuid4().hex)
 
     @property_settings(name, bounded)
+    @with_regressions(profile, 1)
     @given(profile.corpora(profile.long_texts), st.integers(1, 5))
     def check(corpus: Corpus, split: int) -> None:
         one_shot = metric.compute(**corpus, **profile.options)
@@ -622,6 +687,7 @@ def test_repeated_configured_and_combined_computes_agree(name: str, bounded: boo
     configured = evaluate.load(str(METRICS_DIR / name), model_config(name), experiment_id=uuid.uuid4().hex).configure(**profile.options)
 
     @property_settings(name, bounded, profile.entry_point_examples)
+    @with_regressions(profile)
     @given(profile.corpora(profile.long_texts))
     def check(corpus: Corpus) -> None:
         first = metric.compute(**corpus, **profile.options)

@@ -27,7 +27,7 @@ from typing import Any
 
 import torch
 
-from .core_checks import check_text_list, warn_caller
+from .core_checks import check_text_list, listed_indices, warn_caller
 from .core_devices import select_device, select_dtype
 from .core_lm_models import (
     PACKAGED_LM_NAME,
@@ -231,10 +231,10 @@ def perplexity_rows(
         )
     skipped = [index for index, score in enumerate(scores) if score.tokens == 0]
     if skipped:
-        shown = ", ".join(str(index) for index in skipped[:10]) + (", ..." if len(skipped) > 10 else "")
         warn_caller(
             f"{METRIC}: {len(skipped)} text(s) have no token to score (empty, or a single token without a start "
-            f"token) and are skipped: their perplexity is NaN and they count in no total (indices {shown})"
+            f"token) and are skipped: their perplexity is NaN and they count in no total "
+            f"(indices {listed_indices(skipped)})"
         )
     return [row_of(score.nll, score.tokens, score.bytes) for score in scores]
 

@@ -18,7 +18,9 @@ from .core_options import MetricOptions, anything, boolean, choice, integer, opt
 from .core_stats import StatField, StatsSchema
 from .core_devices import PRECISIONS, select_device, select_dtype
 from .core_models import PACKAGED_MODEL_NAME, LoadedModel, ModelSource, configured_layers, load_model, resolve_model
-from .core_bertscore import baseline_for_layer, bertscore_hash, check_baseline_layers, parse_baseline, rescale
+from .core_bertscore import (
+    baseline_for_layer, bertscore_hash, check_baseline_layers, parse_baseline, rescale, warn_undefined_scores,
+)
 from .core_bertscore_layers import default_layer
 from .core_bertscore_run import check_layer, score_corpus, token_weights
 from .bertscore_baselines import BASELINES
@@ -279,6 +281,7 @@ class Bertscore(StatsMetric, evaluate.Metric):
         finally:
             if bar is not None:
                 bar.close()
+        warn_undefined_scores(self.name, scores)
         baseline = prepared.baseline
         if baseline is not None:
             if options.all_layers:

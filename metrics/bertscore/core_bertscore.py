@@ -14,6 +14,10 @@ The numbers are those of bert-score 0.3.13 (``bert_score/utils.py``):
   F1 their harmonic mean (0 where undefined);
 - a prediction or reference with no tokens besides the two special ones gets
   P = R = 0 (and so F1 = 0), as bert-score does;
+- a prediction or reference whose tokens all weigh 0 (the text is only the
+  tokenizer's [CLS]/[SEP] strings, or with idf every token is in every
+  reference) gets bert-score's 0/0: its precision or recall is NaN, F1 0;
+  :func:`warn_undefined_scores` says which examples;
 - rescaling is ``(score - baseline) / (1 - baseline)`` per P, R, F.
 
 One deliberate difference: padded positions are excluded from the maxima.
@@ -36,6 +40,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import torch
+
+from .core_checks import listed_indices, warn_caller
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +114,21 @@ def greedy_match(
     recall = recall.masked_fill(empty, 0.0)
     f1 = f1.masked_fill(torch.isnan(f1), 0.0)
     return precision, recall, f1
+
+
+def warn_undefined_scores(metric: str, scores: torch.Tensor) -> None:
+    """Warn about the examples whose precision or recall is NaN in ``scores`` ([N, 3] or [L+1, N, 3])."""
+    undefined = scores[..., :2].isnan().any(dim=-1)
+    if undefined.dim() > 1:
+        undefined = undefined.any(dim=0)
+    indices = undefined.nonzero().flatten().tolist()
+    if indices:
+        warn_caller(
+            f"{metric}: {len(indices)} example(s) have a prediction or reference with no weighted token (only the "
+            f"tokenizer's special-token strings such as [CLS] and [SEP], or with idf=True only tokens that every "
+            f"reference holds): their precision or recall is NaN and F1 0, as in bert-score, and the means over "
+            f"them are NaN (indices {listed_indices(indices)})"
+        )
 
 
 def rescale(scores: torch.Tensor, baseline: torch.Tensor) -> torch.Tensor:

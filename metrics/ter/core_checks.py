@@ -309,3 +309,8 @@ def warn_caller(message: str, category: type[Warning] = UserWarning) -> None:
         level += 1
     warnings.warn(message, category, stacklevel=level)
 
+
+
+def listed_indices(indices: Sequence[int], shown: int = 10) -> str:
+    """The first ``shown`` indices, comma-separated, with "..." when there are more (for a warning)."""
+    return ", ".join(str(index) for index in indices[:shown]) + (", ..." if len(indices) > shown else "")
