@@ -75,9 +75,9 @@ ascii_word = st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_siz
 
 
 @st.composite
-def text_pairs(draw: Any, long_texts: int = 50) -> Corpus:
-    """One to six predictions with one to three references each."""
-    text_strategy = text(long_texts)
+def text_pairs(draw: Any, long_texts: int = 50, long_length: int = 100_000) -> Corpus:
+    """One to six predictions with one to three references each (long texts of about ``long_length`` characters)."""
+    text_strategy = text(long_texts, long_length)
     size = draw(st.integers(1, 6))
     predictions = [draw(text_strategy) for _ in range(size)]
     references = [[draw(text_strategy) for _ in range(draw(st.integers(1, 3)))] for _ in range(size)]
@@ -402,9 +402,12 @@ PROFILES: dict[str, Profile] = {
     ),
     "chrf": Profile({"score": (0, 100)}, {"score": 100.0}),
     # TER counts edits per reference word: above 100 when a prediction is longer than its reference. A long text
-    # costs its beam-searched alignment (quadratic in words within the beam): fewer of them
+    # costs its beam-searched alignment (quadratic in words within the beam): fewer of them, and of at most 4,096
+    # characters (2,048 words), the longest pair it scores (MAX_PAIR_CELLS; a longer one is refused with a clear
+    # error, test_ter_core's test_very_long_texts_get_a_score_or_a_clear_error)
     "ter": Profile({"score": (0, math.inf), "num_edits": (0, math.inf), "ref_length": (0, math.inf)},
-                   {"score": 0.0, "num_edits": 0.0}, long_texts=500),
+                   {"score": 0.0, "num_edits": 0.0}, long_texts=500,
+                   corpora=functools.partial(text_pairs, long_length=4096)),
     # METEOR's fragmentation penalty keeps identical texts below 1 (1 - gamma / matches^3): its maximum, 1, is
     # checked with the penalty off (gamma=0)
     "meteor": Profile({"meteor": (0, 1)}, {"meteor": 1.0}, identity_options={"gamma": 0.0}, long_texts=500),
