@@ -6,6 +6,7 @@ import os
 import socket
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -263,6 +264,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 SCHEDULED_BY_TEST = ("tests/test_properties.py",)
 
 
+def _test_file(nodeid: str) -> str:
+    """The file part of a test id ("tests/test_x.py::test_y[z]" -> "tests/test_x.py")."""
+    return nodeid.split("::", 1)[0]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The property tests first, then the other files, those with more tests first.
 
@@ -271,13 +277,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     process. Run first, after test_properties' fixture has loaded every metric, they draw the same corpora in
     every run, whichever worker runs them. The files' order is pytest-xdist's default (`--loadscope-reorder`):
     larger work units first."""
-    def file_of(item: pytest.Item) -> str:
-        return item.nodeid.split("::", 1)[0]
-
-    tests_in_file: dict[str, int] = {}
-    for item in items:
-        tests_in_file[file_of(item)] = tests_in_file.get(file_of(item), 0) + 1
-    items.sort(key=lambda item: (file_of(item) not in SCHEDULED_BY_TEST, -tests_in_file[file_of(item)]))
+    tests_in_file = Counter(_test_file(item.nodeid) for item in items)
+    items.sort(key=lambda item: (_test_file(item.nodeid) not in SCHEDULED_BY_TEST,
+                                 -tests_in_file[_test_file(item.nodeid)]))
 
 
 @pytest.hookimpl(optionalhook=True)  # the hook exists only where pytest-xdist is loaded
@@ -292,7 +294,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 
     class FileOrTestScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
+            path = _test_file(nodeid)
             return nodeid if path in SCHEDULED_BY_TEST else path
 
     return FileOrTestScheduling(config, log)

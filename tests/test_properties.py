@@ -407,7 +407,7 @@ PROFILES: dict[str, Profile] = {
     # error, test_ter_core's test_very_long_texts_get_a_score_or_a_clear_error)
     "ter": Profile({"score": (0, math.inf), "num_edits": (0, math.inf), "ref_length": (0, math.inf)},
                    {"score": 0.0, "num_edits": 0.0}, long_texts=500,
-                   corpora=functools.partial(text_pairs, long_length=4096)),
+                   corpora=lambda long_texts: text_pairs(long_texts, long_length=4096)),
     # METEOR's fragmentation penalty keeps identical texts below 1 (1 - gamma / matches^3): its maximum, 1, is
     # checked with the penalty off (gamma=0)
     "meteor": Profile({"meteor": (0, 1)}, {"meteor": 1.0}, identity_options={"gamma": 0.0}, long_texts=500),
