@@ -21,6 +21,7 @@ import json
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +32,11 @@ from .core_bleurt_tokenize import (
     SENTENCEPIECE_FILE, WORDPIECE_FILES, SentencePieceTexts, WordPieceTexts, load_texts_tokenizer, pair_ids,
     tokenize_texts, tokenizer_kind,
 )
-from .core_devices import run_halving
+from .core_devices import PRECISIONS, ModelPlacement, run_halving
 from .core_embed import length_batches, pad_ids
 from .core_models import offline_model_folder
 from .core_onednn import use_onednn_linears
+from .core_options import MetricOptions, anything, boolean, choice, integer, option
 from .core_process import process_state
 
 DEFAULT_CHUNK_SIZE = 8192
@@ -197,3 +199,30 @@ def bleurt_scores(loaded: LoadedBleurt, predictions: Sequence[str], references: 
         if progress is not None:
             progress(len(chunk_predictions))
     return results
+
+
+@dataclass(frozen=True)
+class BleurtOptions(ModelPlacement, MetricOptions):
+    """The keyword options of the `bleurt` metric; the checkpoint and device are resolved when they are checked."""
+
+    metric_name = "bleurt"
+
+    checkpoint: str | None = option(None, anything)
+    device: str | None = option(None, anything)
+    batch_size: int = option(32, integer(minimum=1))
+    precision: str = option("fp32", choice(*PRECISIONS))
+    verbose: bool = option(False, boolean)
+
+    def validate(self, metric: str) -> None:
+        # A checkpoint given is resolved and checked now, before any input is read; a missing one is reported when
+        # scoring starts (after the inputs' own checks, so that bad inputs are named first).
+        if self.checkpoint is not None:
+            self.source
+        self.chosen_dtype  # and the device
+
+    @cached_property
+    def source(self) -> BleurtCheckpoint:
+        return resolve_checkpoint(self.metric_name, self.checkpoint)
+
+    def stats_signature(self) -> str:
+        return f"bleurt:{self.source.path}|{self.precision}"

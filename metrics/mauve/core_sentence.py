@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
 import torch
 
+from .core_devices import PRECISIONS, ModelPlacement
 from .core_embed import embed_texts, pair_chunks
-from .core_models import LoadedModel, truncated_model
+from .core_models import LoadedModel, ModelSource, resolve_model, truncated_model
+from .core_options import MetricOptions, anything, boolean, choice, integer, option
 
 Pooling = Literal["mean", "cls", "max"]
 DEFAULT_CHUNK_SIZE = 4096
@@ -84,3 +88,26 @@ def pair_similarities(
         if progress is not None:
             progress(len(chunk.predictions))
     return torch.cat(results)
+
+
+@dataclass(frozen=True)
+class SemanticSimilarityOptions(ModelPlacement, MetricOptions):
+    """The keyword options of the `semantic_similarity` metric; the model and device are resolved when checked."""
+
+    metric_name = "semantic_similarity"
+
+    model_type: str | None = option(None, anything)
+    device: str | None = option(None, anything)
+    batch_size: int = option(64, integer(minimum=1))
+    precision: str = option("fp32", choice(*PRECISIONS))
+    verbose: bool = option(False, boolean)
+
+    def validate(self, metric: str) -> None:
+        self.source, self.chosen_dtype  # resolved now (the device too): errors before any input is read
+
+    @cached_property
+    def source(self) -> ModelSource:
+        return resolve_model(self.metric_name, self.model_type)
+
+    def stats_signature(self) -> str:
+        return f"{self.source.name}|pool:config|{self.precision}"

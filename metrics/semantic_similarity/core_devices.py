@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import Any, TypeVar
 
 import torch
@@ -56,6 +57,23 @@ def select_dtype(metric: str, precision: Any, device: torch.device) -> torch.dty
     if precision == "fp16" and device.type == "cpu":
         raise ValueError(f"{metric}: `precision` 'fp16' needs a GPU; on the CPU use 'fp32' or 'bf16'")
     return PRECISIONS[precision]
+
+
+class ModelPlacement:
+    """Mixed into a model metric's options with ``device`` and ``precision`` options: the torch device and dtype
+    they select, resolved once per options object (errors name the metric)."""
+
+    metric_name: str
+    device: Any
+    precision: str
+
+    @cached_property
+    def chosen_device(self) -> torch.device:
+        return select_device(self.metric_name, self.device)
+
+    @cached_property
+    def chosen_dtype(self) -> torch.dtype:
+        return select_dtype(self.metric_name, self.precision, self.chosen_device)
 
 
 def is_out_of_memory(error: BaseException) -> bool:
