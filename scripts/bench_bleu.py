@@ -36,7 +36,7 @@ def main() -> int:
     systems = list(by_system.values())
     reference_lists = [[reference] for reference in references]
     module = evaluate.load(str(project.ROOT / "metrics" / "sacrebleu"))
-    schema = core_bleu.bleu_schema("sacrebleu", 4)
+    schema = core_bleu.bleu_schema("sacrebleu", core_bleu.SacreBleuOptions())
 
     print(f"corpus BLEU, {len(systems)} WMT17 en-de systems x {len(references)} segments, median of "
           f"{arguments.repeats}; ratio = sacrebleu.corpus_bleu time / time\n")

@@ -50,7 +50,7 @@ def children_cpu() -> float:
 
 def ours(predictions: list[str], references: list[list[str]], options: Rouge155Options):
     rows = rouge155_rows(predictions, references, options)
-    columns = rouge155_schema(options.rouge_types).columns(rows, options.stats_signature())
+    columns = rouge155_schema("rouge155", options).columns(rows, options.stats_signature())
     return columns, rouge155_averages(columns, options)
 
 
@@ -100,7 +100,7 @@ def table(records: list[dict]) -> None:
         types = ("rouge1", "rouge2", "rougeL", "rougeLsum")
         rouge_options = RougeOptions(types, make_tokenizer(None, True))
         rows = rouge_rows(predictions, references, rouge_options)
-        result = rouge_from_totals(rouge_schema("rouge", types).totals_of_rows(rows, rouge_options.stats_signature()), types)
+        result = rouge_from_totals(rouge_schema("rouge", rouge_options).totals_of_rows(rows, rouge_options.stats_signature()), types)
         for last in ("rougeL", "rougeLsum"):
             cells.append(" / ".join(f"{100 * result[f'{name}_fmeasure']:.3f}" for name in ("rouge1", "rouge2", last)))
         print(f"{system:16} " + " ".join(f"{cell:>22}" for cell in cells), flush=True)

@@ -102,7 +102,7 @@ def test_signature_format() -> None:
 
 
 def test_totals_merge_and_refuse_mixed_options() -> None:
-    schema = core_bleu.bleu_schema("bleu", 1)
+    schema = core_bleu.bleu_schema("bleu", core_bleu.BleuOptions(max_order=1))
     first = schema.totals_of_rows([(3, 4, 2, 3, 1, 1), (2, 2, 2, 2, 2, 2)], "sig-a")
     second = schema.totals_of_rows([(1, 1, 1, 1, 3, 3)], "sig-a")
     merged = schema.merge(first, second)

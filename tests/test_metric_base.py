@@ -65,6 +65,33 @@ def test_signatures_are_generated_from_the_options(name: str) -> None:
         assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()), method
 
 
+DECLARED = ("bleu", "coval", "exact_match", "meteor", "readability", "rouge", "rouge155", "sacrebleu", "sari", "squad")
+
+
+def test_the_metrics_with_core_statistics_declare_them() -> None:
+    """Every metric whose statistics are its core family's functions declares them (and overrides none of the three
+    methods the declaration supplies)."""
+    declared = [name for name in METRICS if "statistics" in type(load_metric(name)).__dict__]
+    assert declared == sorted(DECLARED)
+    for name in declared:
+        assert not {"schema", "example_rows", "score"} & set(type(load_metric(name)).__dict__), name
+
+
+@pytest.mark.parametrize("name", DECLARED)
+def test_declared_statistics_are_what_the_base_computes_with(name: str) -> None:
+    """The options class is the statistics' (unless the metric names its own), and `example_stats` are the core
+    function's rows on the input kind's columns and the options' `stats_options`, under their signature."""
+    module = load_metric(name)
+    statistics = type(module).statistics
+    assert type(module).options_class is statistics.options
+    inputs = inputs_of(module)
+    columns = module.inputs.check(module.name, inputs)
+    stats_options = module.resolve_options({}).stats_options
+    rows = statistics.rows(*(columns[column] for column in module.inputs.columns), stats_options)
+    expected = statistics.schema(module.name, stats_options).columns(rows, stats_options.stats_signature())
+    assert module.example_stats(**inputs) == expected
+
+
 @pytest.mark.parametrize("name", METRICS)
 def test_unknown_options_fail_at_every_entry_point(name: str) -> None:
     module = load_metric(name)

@@ -46,7 +46,7 @@ needs_data = pytest.mark.skipif(
 
 def scores(prediction: str, references: list[str], types=("rouge1",), **options) -> dict[str, float]:
     opts = rouge155_options(rouge_types=list(types), **{"use_stemmer": False, **options})
-    schema = rouge155_schema(opts.rouge_types)
+    schema = rouge155_schema("rouge155", opts)
     (row,) = rouge155_rows([prediction], [references], opts)
     return rouge155_example_scores(schema.record(row, opts.stats_signature()), opts)
 
@@ -348,7 +348,7 @@ def test_shards_merge_exactly() -> None:
     predictions = ["the cat sat\non the mat", "a dog", "", "said the children\nthey were there"] * 5
     references = [["the cat is on the mat", "a cat sat"], ["dogs"], ["x"], ["the children say they are here"]] * 5
     options = Rouge155Options(rouge_types=PYROUGE_ROUGE155_TYPES)
-    schema = rouge155_schema(options.rouge_types)
+    schema = rouge155_schema("rouge155", options)
     signature = options.stats_signature()
     rows = rouge155_rows(predictions, references, options)
     whole = schema.totals_of_rows(rows, signature)

@@ -31,7 +31,7 @@ def check(predictions: list[str], references: list[list[str]], record: dict, lab
     """Compare every per-example value and every printed average; return the number of values compared."""
     options = options_of(record)
     rows = rouge155_rows(predictions, references, options)
-    columns = rouge155_schema(options.rouge_types).columns(rows, options.stats_signature())
+    columns = rouge155_schema("rouge155", options).columns(rows, options.stats_signature())
     compared = 0
     for name in options.rouge_types:
         expected = record["per_example"][name] if "per_example" in record else None
@@ -115,7 +115,7 @@ def test_see_2017_table_1(cnndm: list[dict], system: str) -> None:
     predictions = [record[system] for record in cnndm]
     references = [[record["reference"]] for record in cnndm]
     rows = rouge155_rows(predictions, references, options)
-    averages = rouge155_averages(rouge155_schema(options.rouge_types).columns(rows, options.stats_signature()), options)
+    averages = rouge155_averages(rouge155_schema("rouge155", options).columns(rows, options.stats_signature()), options)
     ours = [100 * averages[name] for name in options.rouge_types]
     # The paper prints 2 decimals: each of ours must round to it (0.36435 -> 36.44 there).
     assert all(abs(a - b) <= 0.005 + 1e-9 for a, b in zip(ours, SEE_2017_TABLE_1[system], strict=True)), ours

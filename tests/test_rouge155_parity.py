@@ -38,7 +38,7 @@ def compare(predictions: list[str], references: list[list[str]], options: Rouge1
     """Assert every printed number equals ours; return a one-line summary."""
     output = run_rouge155(predictions, references, perl_options(options) if flags is None else flags)
     rows = rouge155_rows(predictions, references, options)
-    columns = rouge155_schema(options.rouge_types).columns(rows, options.stats_signature())
+    columns = rouge155_schema("rouge155", options).columns(rows, options.stats_signature())
     mismatches, compared = perl_mismatches(output, columns, rouge155_averages(columns, options), options)
     assert not mismatches, f"{len(mismatches)} of {compared} differ: {mismatches[:5]}"
     return f"{compared} values equal"

@@ -79,7 +79,7 @@ def _functional(options: dict) -> dict:
 def _ours(predictions, references, options: dict) -> dict:
     core_options = core_bleu.SacreBleuOptions(**options)
     rows = core_bleu.sacrebleu_rows(predictions, references, core_options)
-    totals = core_bleu.bleu_schema("sacrebleu", 4).totals_of_rows(rows, core_options.stats_signature())
+    totals = core_bleu.bleu_schema("sacrebleu", core_options).totals_of_rows(rows, core_options.stats_signature())
     return core_bleu.sacrebleu_from_totals(totals, core_options)
 
 

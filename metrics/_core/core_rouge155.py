@@ -200,15 +200,16 @@ def output_key(rouge_type: str, measure: str, suffix: str = "") -> str:
     return f"{rouge_type}{suffix}" if measure == "fmeasure" else f"{rouge_type}_{measure}{suffix}"
 
 
-def rouge155_schema(rouge_types: Sequence[str]) -> StatsSchema:
-    """Per type: rounded recall, precision, F (``<type>_<measure>_e5``, units of 1e-5) and the counts; plus ``count``."""
+def rouge155_schema(metric: str, options: Rouge155Options) -> StatsSchema:
+    """Per type of ``options.rouge_types``: rounded recall, precision, F (``<type>_<measure>_e5``, units of 1e-5)
+    and the counts; plus ``count``."""
     fields = []
-    for name in rouge_types:
+    for name in options.rouge_types:
         fields.extend(StatField(f"{name}_{measure}_e5", "sum") for measure in MEASURES)
         reduction = "fsum" if name == "rougeW" else "sum"
         fields.extend(StatField(f"{name}_{count}", reduction) for count in COUNTS)
     fields.append(StatField("count", "sum"))
-    return StatsSchema(METRIC, tuple(fields))
+    return StatsSchema(metric, tuple(fields))
 
 
 def rounded_e5(value: float) -> int:

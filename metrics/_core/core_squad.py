@@ -101,9 +101,9 @@ class SquadOptions(MetricOptions):
     metric_name = "squad"
 
 
-def squad_schema(metric: str = "squad") -> StatsSchema:
+def squad_schema(metric: str = "squad", options: SquadOptions | None = None) -> StatsSchema:
     """``exact``/``f1``: per-question scores (0..1) summed; ``total``: questions; ``unanswered``: questions
-    with no prediction of their id (scored 0)."""
+    with no prediction of their id (scored 0). SQuAD v1.1 has no options."""
     return StatsSchema(metric, (StatField("exact"), StatField("f1", "fsum"), StatField("total"),
                                 StatField("unanswered")))
 
@@ -113,7 +113,8 @@ def predictions_by_id(predictions: Sequence[Mapping[str, Any]]) -> dict[str, Map
     return {prediction["id"]: prediction for prediction in predictions}
 
 
-def squad_rows(predictions: Sequence[Mapping[str, Any]], references: Sequence[Mapping[str, Any]]) -> list[tuple]:
+def squad_rows(predictions: Sequence[Mapping[str, Any]], references: Sequence[Mapping[str, Any]],
+               options: SquadOptions | None = None) -> list[tuple]:
     """One row per reference (checked records, see ``core_squad_inputs``): (exact, f1, 1, unanswered)."""
     by_id = predictions_by_id(predictions)
     rows = []

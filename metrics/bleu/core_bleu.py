@@ -38,8 +38,9 @@ REFERENCE_COUNTS_CACHE_BYTES = 128 * MIB
 _LOG_ZERO = -9999999999
 
 
-def bleu_schema(metric: str, max_order: int) -> StatsSchema:
-    """The statistics of BLEU with n-grams up to ``max_order``."""
+def bleu_schema(metric: str, options: BleuOptions | SacreBleuOptions) -> StatsSchema:
+    """The statistics of BLEU with n-grams up to ``options.max_order``."""
+    max_order = options.max_order
     return StatsSchema(
         metric,
         (

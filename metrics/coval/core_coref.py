@@ -75,8 +75,9 @@ class CorefOptions(MetricOptions):
                                  f"implement; score the mentions as given (False)")
 
 
-def coref_schema(metric: str) -> StatsSchema:
-    """The per-document statistics: integer counts, and float numerators summed exactly (``fsum``)."""
+def coref_schema(metric: str, options: CorefOptions | None = None) -> StatsSchema:
+    """The per-document statistics: integer counts, and float numerators summed exactly (``fsum``), the same
+    under every option."""
     return StatsSchema(metric, tuple(StatField(name, "fsum" if name in _FLOAT_FIELDS else "sum") for name in FIELDS))
 
 
@@ -186,8 +187,9 @@ def blanc_from_counts(totals: Mapping[str, Any]) -> tuple[float, float, float]:
     return (coref[0] + noncoref[0]) / 2, (coref[1] + noncoref[1]) / 2, (_f1(*coref) + _f1(*noncoref)) / 2
 
 
-def scores_from_totals(totals: Mapping[str, Any]) -> dict[str, float]:
-    """``<measure>/recall``, ``/precision``, ``/f1`` for every measure, and ``conll_score`` (0-100)."""
+def scores_from_totals(totals: Mapping[str, Any], options: CorefOptions | None = None) -> dict[str, float]:
+    """``<measure>/recall``, ``/precision``, ``/f1`` for every measure, and ``conll_score`` (0-100); the options
+    do not change them (they act on the statistics)."""
     result: dict[str, float] = {}
     for measure, (recall_num, recall_den, precision_num, precision_den) in _RATIOS.items():
         recall = _ratio(float(totals[recall_num]), float(totals[recall_den]))

@@ -97,8 +97,9 @@ def exact_match_normalizer(options: ExactMatchOptions) -> Callable[[str], str]:
     return normalize
 
 
-def exact_match_schema(metric: str = "exact_match") -> StatsSchema:
-    """``matches``: examples whose prediction matches a reference; ``examples``: examples scored."""
+def exact_match_schema(metric: str = "exact_match", options: ExactMatchOptions | None = None) -> StatsSchema:
+    """``matches``: examples whose prediction matches a reference; ``examples``: examples scored (whatever the
+    options)."""
     return StatsSchema(metric, (StatField("matches"), StatField("examples")))
 
 

@@ -5,8 +5,11 @@
 A metric is ``class Name(StatsMetric, evaluate.Metric)`` with three class
 attributes, :attr:`~StatsMetric.about` (its description, citation and links,
 an :class:`About`), :attr:`~StatsMetric.inputs` (an
-:class:`~core_inputs.InputKind`) and :attr:`~StatsMetric.options_class` (a
-frozen :class:`~core_options.MetricOptions` dataclass), and three methods:
+:class:`~core_inputs.InputKind`) and :attr:`~StatsMetric.statistics` (a
+:class:`Statistics`: its frozen :class:`~core_options.MetricOptions` dataclass
+and the three core functions below). The base calls them as three methods, which
+a metric overrides instead where it needs more than its inputs' columns (then it
+names ``options_class`` itself):
 
 * ``schema(options)`` — the :class:`~core_stats.StatsSchema` of its per-example statistics;
 * ``example_rows(batch, options)`` — one row of statistics per example of a :class:`Batch`, in schema order;
@@ -24,7 +27,7 @@ from the options. Options are checked before any input is read or written.
 Optional hooks, each with a default that fits most metrics:
 
 ==========================  =============================================================================
-``signature(options)``      the statistics' signature (default: ``options.stats_signature()``)
+``signature(options)``      the statistics' signature (default: ``options.stats_options.stats_signature()``)
 ``batch_totals``            totals of a whole batch at once (vectorised), instead of summing rows
 ``aggregates``              whether the result holds the corpus score (default True)
 ``per_example_outputs``     whether the result holds per-example values (default False) ...
@@ -99,6 +102,20 @@ class Batch(Mapping[str, list[Any]]):
         return Batch({**self.columns, name: values}, self.start)
 
 
+@dataclass(frozen=True)
+class Statistics:
+    """A metric's per-example statistics as its core family computes them, under one options class:
+    ``schema(metric, stats_options)``, ``rows(*columns, stats_options)`` (the input kind's columns in order, one
+    row per example in schema order) and ``score(totals, options)`` (the result from corpus totals), where
+    ``stats_options`` are the options' :attr:`~core_options.MetricOptions.stats_options` (the options themselves,
+    or the core's options they hold) and the score takes every option."""
+
+    options: type[MetricOptions]
+    schema: Callable[[str, Any], StatsSchema]
+    rows: Callable[..., Rows]
+    score: Callable[[Mapping[str, Any], Any], dict[str, Any]]
+
+
 class BatchWatcher(Protocol):
     """Sees every batch (e.g. to warn about the corpus as a whole) and concludes after the last one."""
 
@@ -118,7 +135,8 @@ class StatsMetric:
 
     about: ClassVar[About]
     inputs: ClassVar[InputKind]
-    options_class: ClassVar[type[MetricOptions]]
+    statistics: ClassVar[Statistics]
+    options_class: ClassVar[type[MetricOptions]]  # the statistics' options unless a metric names its own
     trainer_metrics_class: ClassVar[type] = TrainerTextMetrics
     # Options without which `compute` cannot run (e.g. a model checkpoint that no package ships): tools that run
     # every metric that fits the data leave such a metric out unless these are given.
@@ -151,20 +169,20 @@ class StatsMetric:
 
     def schema(self, options: Any) -> StatsSchema:
         """The statistics of one example."""
-        raise NotImplementedError
+        return self.statistics.schema(self.name, options.stats_options)
 
     def example_rows(self, batch: Batch, options: Any) -> Rows:
         """One row of statistics per example of ``batch``, in schema order."""
-        raise NotImplementedError
+        return self.statistics.rows(*(batch[column] for column in self.inputs.columns), options.stats_options)
 
     def score(self, totals: Mapping[str, Any], options: Any) -> dict[str, Any]:
         """The result from corpus totals."""
-        raise NotImplementedError
+        return self.statistics.score(totals, options)
 
     # -- optional hooks (see the module docstring) ---------------------------------------------------------
 
     def signature(self, options: Any) -> str:
-        return options.stats_signature()
+        return options.stats_options.stats_signature()
 
     def batch_totals(self, batch: Batch, options: Any) -> dict[str, Any] | None:
         return None
@@ -209,6 +227,8 @@ class StatsMetric:
         super().__init_subclass__(**kwargs)
         if "about" in cls.__dict__:  # evaluate's add_start_docstrings(description, inputs_description)
             cls.__doc__ = cls.about.description + cls.about.inputs_description + (cls.__doc__ or "")
+        if "statistics" in cls.__dict__ and "options_class" not in cls.__dict__:
+            cls.options_class = cls.statistics.options
         declares = "options_class" in cls.__dict__ or "inputs" in cls.__dict__
         if not declares or not hasattr(cls, "options_class") or not hasattr(cls, "inputs"):
             return  # nothing new to sign, or an intermediate base that leaves the options to its subclasses
@@ -453,6 +473,17 @@ class StatsMetric:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+
+
+class UseAggregator:
+    """Mixed into a statistics metric with evaluate's ``use_aggregator`` option: the corpus score when it is True,
+    per-example scores (from :meth:`~StatsMetric.per_example`) when it is False."""
+
+    def aggregates(self, options: Any) -> bool:
+        return options.use_aggregator
+
+    def per_example_outputs(self, options: Any) -> bool:
+        return not options.use_aggregator
 
 
 class MeanOfExampleScores(StatsMetric):

@@ -149,6 +149,11 @@ class MetricOptions:
     def validate(self, metric: str) -> None:
         """Checks that involve several options (raise ``ValueError``); none by default."""
 
+    @property
+    def stats_options(self) -> Any:
+        """The options the per-example statistics are computed under: these, or the core's options they hold."""
+        return self
+
     def stats_fields(self) -> list[tuple[str, Any]]:
         """(name, value) of the options the per-example statistics depend on."""
         return [(field.name, getattr(self, field.name)) for field in self.option_fields() if field.metadata.get(_STATS)]

@@ -166,8 +166,8 @@ def clear_meteor_caches(*, words: bool = True) -> None:
         _SYNSETS.clear()
 
 
-def meteor_schema(metric: str = METRIC) -> StatsSchema:
-    """Per example: the METEOR score (summed with ``fsum``) and a count."""
+def meteor_schema(metric: str = METRIC, options: MeteorOptions | None = None) -> StatsSchema:
+    """Per example: the METEOR score (summed with ``fsum``) and a count, under every option."""
     return StatsSchema(metric, (StatField("meteor", "fsum"), StatField("count", "sum")))
 
 
@@ -490,8 +490,3 @@ def meteor_from_totals(totals: Mapping[str, Any], options: MeteorOptions) -> dic
     if not count:
         raise ValueError(f"{METRIC}: no examples; the mean score of an empty corpus is undefined")
     return {"meteor": totals["meteor"] / count}
-
-
-def meteor_of_sums(sums: Sequence[float], schema: StatsSchema) -> float:
-    """The mean score from one row of column sums in ``schema`` order (for resampling)."""
-    return float(sums[schema.position("meteor")] / sums[schema.position("count")])

@@ -118,9 +118,10 @@ class RougeOptions:
         )
 
 
-def rouge_schema(metric: str, rouge_types: Sequence[str]) -> StatsSchema:
-    """Per type: fsum fields of the per-example precision, recall and F-measure; plus the example count."""
-    fields = [StatField(f"{name}_{measure}", "fsum") for name in rouge_types for measure in MEASURES]
+def rouge_schema(metric: str, options: RougeOptions) -> StatsSchema:
+    """Per type of ``options.rouge_types``: fsum fields of the per-example precision, recall and F-measure; plus
+    the example count."""
+    fields = [StatField(f"{name}_{measure}", "fsum") for name in options.rouge_types for measure in MEASURES]
     fields.append(StatField("count", "sum"))
     return StatsSchema(metric, tuple(fields))
 

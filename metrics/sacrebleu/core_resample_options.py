@@ -7,16 +7,19 @@ defaults and checks as sacreBLEU's: ``confidence``, ``n_bootstrap``,
 ``confidence_level``, ``seed`` (default 12345, sacreBLEU's), and for a paired
 test against a baseline system ``baseline_predictions``, ``paired_test``
 ('bs': paired bootstrap, 'ar': approximate randomization) and ``n_samples``.
+:class:`MeanIntervals` gives a statistics metric the intervals of its per-example means.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
 from .core_options import MetricOptions, boolean, choice, integer, number, option, optional, texts
-from .core_resample import DEFAULT_SEED, Interval, ScoreFn, bootstrap_interval
+from .core_resample import DEFAULT_SEED, Interval, ScoreFn, as_stats_matrix, bootstrap_interval
 
 PAIRED_TESTS = ("bs", "ar")
 DEFAULT_PAIRED_SAMPLES = {"bs": 1000, "ar": 10000}
@@ -48,3 +51,35 @@ class PairedTestOptions(MetricOptions):
     def paired_samples(self) -> int:
         """Resamples (bs) or randomization trials (ar) of the paired test."""
         return DEFAULT_PAIRED_SAMPLES[self.paired_test] if self.n_samples is None else self.n_samples
+
+
+class MeanIntervals:
+    """Mixed into a statistics metric whose options inherit :class:`BootstrapOptions`: with ``confidence=True``
+    every example's row is kept, and each mean the metric names in :meth:`interval_means` gets
+    ``<name>_low``/``<name>_high``, the bootstrap interval of its summed field over the summed ``count_field``."""
+
+    count_field: ClassVar[str] = "count"
+
+    def interval_means(self, options: Any) -> Mapping[str, str]:
+        """Output name -> the statistics field whose per-example mean it is."""
+        raise NotImplementedError
+
+    def needs_rows(self, options: Any) -> bool:
+        return options.confidence
+
+    def corpus_outputs(self, rows: Sequence[Sequence[Any]], extra: Mapping[str, Any], totals: Any,
+                       options: Any) -> dict[str, float]:
+        schema = self.schema(options)  # type: ignore[attr-defined]
+        matrix = as_stats_matrix([[float(value) for value in row] for row in rows])
+        count = schema.position(self.count_field)
+        result = {}
+        for name, field in self.interval_means(options).items():
+            column = schema.position(field)
+
+            def mean(sums: Any, column: int = column) -> float:
+                return float(sums[column] / sums[count])
+
+            interval = options.interval(matrix, mean)
+            result[f"{name}_low"] = interval.low
+            result[f"{name}_high"] = interval.high
+        return result
