@@ -18,7 +18,7 @@ from typing import Any
 from .core_process import MIB, bounded_cache, cached_function, source_key
 
 # Bytes of tokenized segments kept per tokenizer (an estimate: list, string objects and characters).
-TOKEN_CACHE_BYTES = 64 * MIB
+TOKEN_CACHE_BYTES = 128 * MIB
 
 # mteval-v13a's first rule, r'([\{-\~\[-\` -\&\(-\+\:-\@\/])' -> r' \1 ', pads every character of that
 # class with spaces: one str.replace per padded character present (the space is left out: padding a space
