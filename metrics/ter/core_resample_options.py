@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -56,9 +56,7 @@ class PairedTestOptions(MetricOptions):
 class MeanIntervals:
     """Mixed into a statistics metric whose options inherit :class:`BootstrapOptions`: with ``confidence=True``
     every example's row is kept, and each mean the metric names in :meth:`interval_means` gets
-    ``<name>_low``/``<name>_high``, the bootstrap interval of its summed field over the summed ``count_field``."""
-
-    count_field: ClassVar[str] = "count"
+    ``<name>_low``/``<name>_high``, the bootstrap interval of its summed field over the summed ``count``."""
 
     def interval_means(self, options: Any) -> Mapping[str, str]:
         """Output name -> the statistics field whose per-example mean it is."""
@@ -71,7 +69,7 @@ class MeanIntervals:
                        options: Any) -> dict[str, float]:
         schema = self.schema(options)  # type: ignore[attr-defined]
         matrix = as_stats_matrix([[float(value) for value in row] for row in rows])
-        count = schema.position(self.count_field)
+        count = schema.position("count")
         result = {}
         for name, field in self.interval_means(options).items():
             column = schema.position(field)
