@@ -11,7 +11,8 @@ second generated block: the texts evaluate's ``MetricInfo`` takes (``_DESCRIPTIO
 ``_KWARGS_DESCRIPTION``, ``_CITATION`` and the links, as ``_ABOUT``), read from the
 metric's card (README.md, see ``metric_card.py``), so card and script cannot disagree. Core modules form families
 (``metrics/_core/families.toml``): a module may import only its own family and
-``common``.
+``common``. It also writes what the pip package and the Hub need of every folder (``package_layout.py``): each
+folder's ``app.py`` and the packages and dependencies blocks of ``pyproject.toml``.
 
     python scripts/sync_core.py           # write the copies and the generated import blocks
     python scripts/sync_core.py --check   # exit 1 on any drift or rule violation
@@ -28,6 +29,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import package_layout
 from metric_card import CARD_END, CARD_START, CardTexts, card_block, read_card
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -265,11 +267,13 @@ def sync(check: bool) -> int:
     core = core_module_names()
     family_of, problems = families(core)
     problems += family_problems(core, family_of)
-    for folder in metric_folders():
+    folders = metric_folders()
+    for folder in folders:
         wanted_script = inspect_folder(folder, core)
         problems.extend(folder.problems)
         if wanted_script is not None and not folder.problems:
             problems += sync_folder(folder, wanted_script, check)
+    problems += package_layout.sync([folder.path for folder in folders], check)
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:

@@ -49,14 +49,10 @@ def test_core_copies_in_sync() -> None:
 
 def test_sync_check_detects_drift(tmp_path: Path) -> None:
     """The check mode fails when a vendored copy is edited by hand."""
-    copy = tmp_path / "repo"
-    shutil.copytree(ROOT / "metrics", copy / "metrics", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(ROOT / "scripts", copy / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    copy = _copy_for_sync(tmp_path)
     vendored = next((copy / "metrics" / METRICS[0]).glob("core_*.py"))
     vendored.write_text(vendored.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
-    result = subprocess.run(
-        [sys.executable, str(copy / "scripts" / "sync_core.py"), "--check"], capture_output=True, text=True
-    )
+    result = _sync_check(copy)
     assert result.returncode == 1
     assert vendored.name in result.stderr
 
@@ -65,6 +61,7 @@ def _copy_for_sync(tmp_path: Path) -> Path:
     copy = tmp_path / "repo"
     shutil.copytree(ROOT / "metrics", copy / "metrics", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "scripts", copy / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copyfile(ROOT / "pyproject.toml", copy / "pyproject.toml")  # its generated package blocks are checked too
     return copy
 
 
