@@ -43,6 +43,9 @@ class SacrebleuResampling:
     def needs_rows(self, options: Any) -> bool:
         return options.confidence or options.baseline_predictions is not None
 
+    def rows_suffice(self, options: Any) -> bool:
+        return options.baseline_predictions is None  # the paired test scores the baseline's texts
+
     def check_corpus_size(self, size: int, options: Any) -> None:
         baseline = options.baseline_predictions
         if baseline is not None and len(baseline) != size:

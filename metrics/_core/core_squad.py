@@ -178,13 +178,13 @@ def squad_v2_rows(predictions: Sequence[Mapping[str, Any]], references: Sequence
     threshold = options.no_answer_threshold
     for index, reference in enumerate(references):
         identifier = reference["id"]
-        if identifier in seen:
+        if identifier in seen and not same_question(reference, references[seen[identifier]]):
             raise ValueError(
                 f"{metric}: `references[{start + index}]` repeats the id {identifier!r} of "
-                f"`references[{start + seen[identifier]}]`; question ids must be unique (the official script "
-                f"keeps only the last question of an id)"
+                f"`references[{start + seen[identifier]}]` with other answers; an id names one question (the "
+                f"official script keeps only the last question of an id)"
             )
-        seen[identifier] = index
+        seen.setdefault(identifier, index)
         prediction = by_id.get(identifier)
         if prediction is None:
             raise ValueError(
@@ -204,6 +204,12 @@ def squad_v2_rows(predictions: Sequence[Mapping[str, Any]], references: Sequence
         rows.append((1, exact_after, f1_after, *split, exact, f1, int(bool(prediction["prediction_text"])),
                      probability, start + position[identifier]))
     return rows
+
+
+def same_question(reference: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
+    """Whether two references are one question repeated (same id and answers), as a bootstrap resample repeats
+    it: each occurrence is then scored, where the official script keeps one."""
+    return reference["id"] == other["id"] and list(reference["answers"]["text"]) == list(other["answers"]["text"])
 
 
 def squad_v2_from_totals(totals: Mapping[str, Any], options: SquadV2Options | None = None) -> dict[str, Any]:
@@ -254,12 +260,12 @@ def squad_v2_best_thresholds(rows: Sequence[Sequence[Any]], schema: StatsSchema 
 class SquadIdWatcher:
     """Sees every batch of a computation: warns once about references without a prediction (v1.1) and
     predictions without a reference, and refuses a prediction scored in another batch than its reference (or,
-    with ``unique_references``, a question id repeated across batches)."""
+    with ``unique_references``, a question id repeated across batches with other answers)."""
 
     def __init__(self, metric: str, unique_references: bool = False) -> None:
         self.metric = metric
         self.unique_references = unique_references
-        self.references_seen: set[str] = set()
+        self.references_seen: dict[str, Mapping[str, Any]] = {}
         self.unanswered: dict[str, None] = {}
         self.unused: dict[str, None] = {}
         self.questions = 0
@@ -269,11 +275,12 @@ class SquadIdWatcher:
         reference_ids = [reference["id"] for reference in batch["references"]]
         self.questions += len(reference_ids)
         if self.unique_references:
-            repeated = self.references_seen.intersection(reference_ids)
-            if repeated:
-                raise ValueError(f"{self.metric}: the question id {sorted(repeated)[0]!r} occurs in two batches; "
-                                 f"question ids must be unique")
-            self.references_seen.update(reference_ids)
+            for reference in batch["references"]:
+                earlier = self.references_seen.setdefault(reference["id"], reference)
+                if not same_question(reference, earlier):
+                    raise ValueError(f"{self.metric}: the question id {reference['id']!r} is repeated with other "
+                                     f"answers; an id names one question (the official script keeps only the last "
+                                     f"question of an id)")
         for identifier in reference_ids:
             if identifier not in prediction_ids:
                 self.unanswered[identifier] = None

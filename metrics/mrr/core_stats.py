@@ -21,6 +21,13 @@ example holds a mapping from key (a string, an integer, or a tuple of them) to
 a number, and totals hold the per-key sums (``keyed_fsum``: exact float sums,
 residuals per key). In the column form that ``datasets.Dataset.map`` stores,
 a keyed value is a JSON string of ``[key, value]`` pairs (tuples as lists).
+
+Statistics arrive in whatever form the engine that computed them hands back:
+columns (a mapping of lists or arrays, a ``datasets.Dataset``, a pandas
+DataFrame, a pyarrow Table), per-example records (mappings, Spark ``Row``
+objects), lists of column batches, or totals of shards. Totals say how many
+examples they sum (:data:`EXAMPLES_FIELD`), so per-example rows, which
+resampling needs, are never confused with them.
 """
 
 from __future__ import annotations
@@ -38,6 +45,8 @@ KEYED_REDUCTIONS = ("keyed", "keyed_fsum")
 
 SIGNATURE_FIELD = "signature"
 RESIDUAL_SUFFIX = "__residual"
+# In totals: the number of examples they sum (absent from a per-example record, which counts as one).
+EXAMPLES_FIELD = "reduced_examples"
 _DATASET_BATCH = 1 << 16
 
 
@@ -159,9 +168,9 @@ class StatsSchema:
         """Corpus totals of per-example rows given in schema order."""
         if not rows:
             raise ValueError(f"{self.metric}: no statistics to reduce; the score of an empty corpus is undefined")
-        return self._reduce_columns(dict(zip(self.names, zip(*rows), strict=True)), signature)
+        return self._reduce_columns(dict(zip(self.names, zip(*rows), strict=True)), signature, len(rows))
 
-    def _reduce_columns(self, columns: Mapping[str, Sequence[Any]], signature: str) -> dict[str, Any]:
+    def _reduce_columns(self, columns: Mapping[str, Sequence[Any]], signature: str, examples: int) -> dict[str, Any]:
         totals: dict[str, Any] = {}
         for field in self.fields:
             values = columns[field.name]
@@ -176,37 +185,46 @@ class StatsSchema:
                 totals[field.name], totals[field.name + RESIDUAL_SUFFIX] = _fsum_keyed(values, residuals)
             else:
                 totals[field.name] = _reduce(field.reduce, values)
+        totals[EXAMPLES_FIELD] = examples
         totals[SIGNATURE_FIELD] = signature
         return totals
 
     def totals(self, stats: Any, *, expected_signature: str | None = None) -> dict[str, Any]:
         """Reduce statistics in any supported form to corpus totals.
 
-        ``stats`` may be totals (a mapping of scalars), columns (a mapping of
-        sequences, e.g. a ``datasets.Dataset`` or its ``to_dict()``), an iterable
-        of per-example records, or an iterable of totals from several shards.
+        ``stats`` may be totals (a mapping of scalars), columns (a mapping of sequences or arrays, e.g. a
+        ``datasets.Dataset`` or its ``to_dict()``, a pandas DataFrame, a pyarrow Table), an iterable of
+        per-example records (mappings or Spark ``Row`` objects), of column batches (``example_stats`` results),
+        or of totals from several shards.
         """
         if hasattr(stats, "iter") and hasattr(stats, "column_names") and len(stats) > _DATASET_BATCH:
             partials = [self.totals(batch) for batch in stats.iter(batch_size=_DATASET_BATCH)]
             return self.totals(partials, expected_signature=expected_signature)
-        if isinstance(stats, Mapping) or hasattr(stats, "column_names"):
-            columns = self._as_columns(stats)
-        else:
-            records = list(stats)
-            if not records:
-                raise ValueError(f"{self.metric}: no statistics to reduce; the score of an empty corpus is undefined")
-            for index, record in enumerate(records):
-                if not isinstance(record, Mapping):
-                    raise TypeError(
-                        f"{self.metric}: statistics record {index} must be a mapping of field names to numbers, "
-                        f"got {type(record).__name__}"
-                    )
-            columns = {
-                name: [self._field(record, name, index) for index, record in enumerate(records)]
-                for name in (*self.names, SIGNATURE_FIELD)
-            }
-            for name in self._residual_names():
-                columns[name] = [record.get(name, ()) for record in records]
+        columns = self._checked_columns(stats, expected_signature)
+        counts = columns.pop(EXAMPLES_FIELD, None)
+        examples = len(columns[SIGNATURE_FIELD]) if counts is None else sum(counts)
+        return self._reduce_columns(columns, columns[SIGNATURE_FIELD][0], examples)
+
+    def rows(self, stats: Any, *, expected_signature: str | None = None) -> list[tuple[Any, ...]]:
+        """Every example's row (schema order, keyed values as mappings) from per-example statistics in any form
+        :meth:`totals` takes, in the order given; totals of several examples are refused (they cannot be split)."""
+        columns = self._checked_columns(stats, expected_signature)
+        counts = columns.pop(EXAMPLES_FIELD, None)
+        if counts is not None and any(count != 1 for count in counts):
+            raise ValueError(
+                f"{self.metric}: these options need every example's statistics (the rows of `example_stats`, in "
+                f"corpus order), not totals of several examples such as `reduce_stats` gives"
+            )
+        values = []
+        for field in self.fields:
+            column = columns[field.name]
+            values.append([decode_keyed(value) for value in column] if field.reduce in KEYED_REDUCTIONS else column)
+        return list(zip(*values, strict=True))
+
+    def _checked_columns(self, stats: Any, expected_signature: str | None) -> dict[str, list[Any]]:
+        """The statistics as columns (fields, residuals, signature and, for totals, their example counts), all
+        made with one signature (the expected one, when given)."""
+        columns = self._columns_of(stats)
         signatures = set(columns[SIGNATURE_FIELD])
         if len(signatures) != 1:
             raise ValueError(
@@ -219,7 +237,48 @@ class StatsSchema:
                 f"{self.metric}: the statistics were computed with options {signature!r} "
                 f"but the score was asked for with {expected_signature!r}; pass the same options"
             )
-        return self._reduce_columns(columns, signature)
+        return columns
+
+    def _columns_of(self, stats: Any) -> dict[str, list[Any]]:
+        if hasattr(stats, "to_pydict"):  # a pyarrow Table or RecordBatch
+            return self._as_columns(stats.to_pydict())
+        if _module_of(stats) == "pandas" and hasattr(stats, "columns") and hasattr(stats, "to_dict"):
+            return self._as_columns(stats.to_dict("list"))
+        if isinstance(stats, Mapping) or hasattr(stats, "column_names"):
+            return self._as_columns(stats)
+        refused = _refused_form(stats)
+        if refused:
+            raise TypeError(f"{self.metric}: {refused}")
+        records = [record.asDict() if hasattr(record, "asDict") else record for record in stats]  # Spark Rows
+        if not records:
+            raise ValueError(f"{self.metric}: no statistics to reduce; the score of an empty corpus is undefined")
+        for index, record in enumerate(records):
+            if not isinstance(record, Mapping):
+                raise TypeError(
+                    f"{self.metric}: statistics record {index} must be a mapping of field names to values (or a Spark "
+                    f"Row), got {type(record).__name__}; {_ACCEPTED}"
+                )
+        if all(isinstance(record.get(SIGNATURE_FIELD), str) for record in records):
+            return self._columns_of_records(records)
+        parts = [self._as_columns(record) for record in records]  # column batches, maybe records among them
+        names = set().union(*(part.keys() for part in parts))
+        columns: dict[str, list[Any]] = {name: [] for name in names}
+        for part in parts:
+            size = len(part[SIGNATURE_FIELD])
+            for name in names:
+                columns[name].extend(part[name] if name in part else [1 if name == EXAMPLES_FIELD else ()] * size)
+        return columns
+
+    def _columns_of_records(self, records: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
+        columns = {
+            name: [_plain(self._field(record, name, index)) for index, record in enumerate(records)]
+            for name in (*self.names, SIGNATURE_FIELD)
+        }
+        for name in self._residual_names():
+            columns[name] = [record.get(name, ()) for record in records]
+        if any(EXAMPLES_FIELD in record for record in records):
+            columns[EXAMPLES_FIELD] = [record.get(EXAMPLES_FIELD, 1) for record in records]
+        return columns
 
     def merge(self, *totals: Mapping[str, Any]) -> dict[str, Any]:
         """Merge totals of several shards into the totals of their union."""
@@ -241,15 +300,52 @@ class StatsSchema:
                 f"{self.metric}: the statistics lack the fields {missing}; "
                 f"expected {list(self.names) + [SIGNATURE_FIELD]}"
             )
-        columns = {}
         single_record = isinstance(stats[SIGNATURE_FIELD], str)
-        for name in (*self.names, SIGNATURE_FIELD):
-            columns[name] = [stats[name]] if single_record else list(stats[name])
-        for name in self._residual_names():
-            if name in available:
-                columns[name] = [stats[name]] if single_record else list(stats[name])
+        present = [name for name in (*self._residual_names(), EXAMPLES_FIELD) if name in available]
+        columns = {}
+        for name in (*self.names, SIGNATURE_FIELD, *present):
+            columns[name] = [_plain(stats[name])] if single_record else _plain_list(stats[name])
         if len({len(values) for values in columns.values()}) != 1:
             raise ValueError(f"{self.metric}: statistics columns have different lengths")
         if not columns[SIGNATURE_FIELD]:
             raise ValueError(f"{self.metric}: no statistics to reduce; the score of an empty corpus is undefined")
         return columns
+
+
+_ACCEPTED = ("statistics are columns (a mapping of lists, a datasets.Dataset, a pandas DataFrame, a pyarrow Table), "
+             "per-example records (mappings, Spark Rows), column batches from example_stats, or totals from "
+             "reduce_stats")
+
+
+def _module_of(value: Any) -> str:
+    return type(value).__module__.partition(".")[0]
+
+
+def _refused_form(stats: Any) -> str | None:
+    """Why ``stats`` is no form of statistics (None when it may be an iterable of records)."""
+    module = _module_of(stats)
+    if module == "pyspark" and hasattr(stats, "collect"):
+        return f"got a Spark DataFrame; pass its rows (`.collect()`) or `.toPandas()`; {_ACCEPTED}"
+    if module == "ray" and hasattr(stats, "take_all"):
+        return f"got a Ray Dataset; pass `.take_all()` or `.to_pandas()`; {_ACCEPTED}"
+    if isinstance(stats, (str, bytes)) or not isinstance(stats, Iterable):
+        return f"got {type(stats).__name__}; {_ACCEPTED}"
+    return None
+
+
+def _plain(value: Any) -> Any:
+    """A NumPy or pyarrow scalar as the Python value it holds (anything else as it is)."""
+    if hasattr(value, "as_py"):
+        return value.as_py()
+    if hasattr(value, "item") and hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
+        return value.item()
+    return value
+
+
+def _plain_list(values: Any) -> list[Any]:
+    """A column (list, NumPy array, pandas Series, pyarrow array) as a list of Python values."""
+    if hasattr(values, "to_pylist"):
+        return values.to_pylist()
+    if hasattr(values, "tolist"):
+        return values.tolist()
+    return [_plain(value) for value in values]

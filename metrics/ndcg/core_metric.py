@@ -34,7 +34,11 @@ Optional hooks, each with a default that fits most metrics:
 ``per_example``             ... made from rows by this method
 ``needs_rows``              whether every example's row must be kept (resampling; default False) ...
 ``extra_rows``              ... with other row sets aligned with them (e.g. a baseline system's) ...
+``rows_suffice``            ... whether the rows alone give those outputs (``compute_from_stats``; default True) ...
 ``corpus_outputs``          ... and the outputs computed from them at the end
+``averages_examples``       whether each output is the mean of that output over the examples scored one at a
+                            time (default False): clients that average per-example results, such as
+                            lm-evaluation-harness's ``hf_evaluate`` route, then get the corpus result
 ``check_corpus_size``       options that must agree with the number of examples (checked before scoring)
 ``needs_corpus``            whether scoring needs every input at once (e.g. idf weights; default False) ...
 ``score_corpus``            ... and the result computed from them
@@ -49,16 +53,18 @@ import contextlib
 import functools
 import hashlib
 import inspect
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from .core_checks import warn_caller
+from .core_clients import averaged_per_document_problem, bootstrappable, calling_client, is_number, lm_eval_refusal
 from .core_inputs import Columns, InputKind
 from .core_options import MetricOptions, input_parameters, keyword_parameters
 from .core_process import clear_caches
-from .core_stats import StatField, StatsSchema
+from .core_stats import EXAMPLES_FIELD, StatField, StatsSchema
 from .core_streaming import DEFAULT_STREAM_BATCH_SIZE, compute_from_cache, streaming_verified
 from .core_trainer import PredictionSource, TrainerTextMetrics, preprocess_logits_for_metrics
 
@@ -202,6 +208,12 @@ class StatsMetric:
     def extra_rows(self, batch: Batch, options: Any) -> dict[str, Rows]:
         return {}
 
+    def rows_suffice(self, options: Any) -> bool:
+        return True
+
+    def averages_examples(self, options: Any) -> bool:
+        return False
+
     def corpus_outputs(self, rows: Rows, extra: Mapping[str, Rows], totals: Mapping[str, Any] | None,
                        options: Any) -> dict[str, Any]:
         return {}
@@ -324,7 +336,44 @@ class StatsMetric:
             )
 
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
-        """Score the given inputs, or those added with ``add``/``add_batch``; ``None`` on processes other than 0."""
+        """Score the given inputs, or those added with ``add``/``add_batch``; ``None`` on processes other than 0.
+
+        Under evaluate's evaluator with ``strategy="bootstrap"`` the result holds only what its bootstrap can
+        resample; lm-evaluation-harness's per-document calls are refused where averaging them is not the
+        metric's result (``core_clients``)."""
+        client = calling_client()
+        averages = False
+        if client == "lm-eval per document":
+            _, option_arguments = self._split_inputs({"predictions": predictions, "references": references, **kwargs})
+            averages = self.averages_examples(self.resolve_options(option_arguments))
+            if not averages:
+                self._refuse_per_document("its corpus result is not the mean of per-document results")
+        result = self._compute_given(predictions=predictions, references=references, **kwargs)
+        if result is None or client is None:
+            return result
+        if client == "evaluator bootstrap":
+            return self._bootstrappable(result, kwargs)
+        problem = averaged_per_document_problem(result, averages)
+        if problem is not None:
+            self._refuse_per_document(problem)
+        return result
+
+    def _bootstrappable(self, result: dict[str, Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """What evaluate's bootstrap can resample of a result: its numbers; a metric that gives per-example scores
+        instead of a corpus score (bertscore, rouge with ``use_aggregator=False``) gives their means."""
+        _, option_arguments = self._split_inputs(kwargs)
+        options = self.resolve_options(option_arguments)
+        if not self.aggregates(options) and self.per_example_outputs(options):
+            for key in self.per_example([], options):
+                values = result.get(key)
+                if isinstance(values, list) and values and all(is_number(value) for value in values):
+                    result[key] = math.fsum(values) / len(values)
+        return bootstrappable(result)
+
+    def _refuse_per_document(self, problem: str) -> None:
+        raise ValueError(lm_eval_refusal(self.name, problem, self.inputs.name))
+
+    def _compute_given(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
         given = {"predictions": predictions, "references": references, **kwargs}
         inputs, option_arguments = self._split_inputs(given)
         options = self.resolve_options(option_arguments)
@@ -410,13 +459,23 @@ class StatsMetric:
         return self.schema(options).totals(stats)
 
     def compute_from_stats(self, stats: Any, **kwargs: Any) -> dict[str, Any]:
-        """The corpus result from per-example statistics (columns, records, a Dataset) or merged shard totals,
-        checked against the options' signature."""
+        """The corpus result from per-example statistics (columns, records, column batches, a Dataset, a pandas
+        DataFrame, a pyarrow Table, Spark Rows) or merged shard totals, checked against the options' signature.
+
+        Options that resample (intervals, tests) need every example's row in corpus order: per-example
+        statistics give them, totals cannot."""
         options = self.resolve_options(self._bind("compute_from_stats", (stats,), kwargs, drop=("stats",)))
-        if self.needs_rows(options):
-            raise ValueError(f"{self.name}: these options need every example's statistics; use `compute` for them")
-        totals = self.schema(options).totals(stats, expected_signature=self.signature(options))
-        return {**self.score(totals, options), **self.provenance(options)}
+        schema, signature = self.schema(options), self.signature(options)
+        if not self.needs_rows(options):
+            totals = schema.totals(stats, expected_signature=signature)
+            return {**self.score(totals, options), **self.provenance(options)}
+        if not self.rows_suffice(options):
+            raise ValueError(f"{self.name}: this result needs the inputs themselves, not only their statistics; "
+                             f"use `compute` for it")
+        rows = schema.rows(stats, expected_signature=signature)
+        totals = schema.totals_of_rows(rows, signature)
+        return {**self.score(totals, options), **self.corpus_outputs(rows, {}, totals, options),
+                **self.provenance(options)}
 
     def _bind(self, method: str, args: Sequence[Any], kwargs: Mapping[str, Any],
               drop: Sequence[str] = ()) -> dict[str, Any]:
@@ -511,6 +570,9 @@ class MeanOfExampleScores(StatsMetric):
     def per_example_outputs(self, options: Any) -> bool:
         return True
 
+    def averages_examples(self, options: Any) -> bool:
+        return True
+
     def per_example(self, rows: Sequence[Sequence[Any]], options: Any) -> dict[str, list[float]]:
         return {self.scores_key: [row[0] for row in rows]}
 
@@ -572,6 +634,7 @@ class _Fold:
                 for name, extra in metric.extra_rows(batch, options).items():
                     self.extra.setdefault(name, []).extend(extra)
         if partial is not None:
+            partial.setdefault(EXAMPLES_FIELD, batch.size)
             self.totals = partial if self.totals is None else self.schema.merge(self.totals, partial)
 
     def result(self) -> dict[str, Any]:

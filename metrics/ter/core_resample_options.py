@@ -65,6 +65,9 @@ class MeanIntervals:
     def needs_rows(self, options: Any) -> bool:
         return options.confidence
 
+    def averages_examples(self, options: Any) -> bool:
+        return not options.confidence  # an interval of the mean is not a mean of per-example intervals
+
     def corpus_outputs(self, rows: Sequence[Sequence[Any]], extra: Mapping[str, Any], totals: Any,
                        options: Any) -> dict[str, float]:
         schema = self.schema(options)  # type: ignore[attr-defined]
