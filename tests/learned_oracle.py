@@ -1,8 +1,14 @@
-"""Running the learned metrics' oracles (unbabel-comet, bleurt-pytorch) in their own virtual environment.
+"""Running code whose pins conflict with the project's in its own virtual environment.
 
-Their pins (numpy<2, transformers<5, huggingface-hub<1) conflict with the project's, so `scripts/setup-env tests`
-installs them into `.venv-oracles` (tests/oracle-requirements.txt). A test hands an oracle script a JSON payload on
-standard input and reads the JSON it prints last on standard output; the script runs offline like the tests.
+Two environments beside `.venv`, both built by `scripts/setup-env tests`:
+
+* `.venv-oracles` (tests/oracle-requirements.txt): the learned metrics' oracles, unbabel-comet and bleurt-pytorch,
+  whose pins (numpy<2, transformers<5, huggingface-hub<1) conflict with the project's;
+* `.venv-clients` (tests/clients-requirements.txt): the clients that cannot share the project's pins, lighteval
+  (nltk 3.9.1) and evaluate's evaluator tasks that need transformers 4's pipelines, with the project installed.
+
+A test hands a script a JSON payload on standard input and reads the JSON it prints last on standard output; the
+script runs offline like the tests.
 """
 
 from __future__ import annotations
@@ -17,24 +23,41 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ORACLE_VENV = ROOT / ".venv-oracles"
-_OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+CLIENTS_VENV = ROOT / ".venv-clients"
+_OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1",
+            "TOKENIZERS_PARALLELISM": "false"}
 
 
-def oracle_python() -> Path:
-    """The oracle environment's interpreter; the test is skipped, naming the command that builds it, without one."""
-    python = ORACLE_VENV / "bin" / "python"
+def environment_python(venv: Path) -> Path:
+    """An environment's interpreter; the test is skipped, naming the command that builds it, without one."""
+    python = venv / "bin" / "python"
     if not python.is_file():
-        pytest.skip(f"the oracle environment {ORACLE_VENV} is missing: run `bash scripts/setup-env tests`")
+        pytest.skip(f"the environment {venv} is missing: run `bash scripts/setup-env tests`")
     return python
 
 
-def run_oracle(script: Path, payload: dict[str, Any], *, timeout: float = 900) -> Any:
-    """Run ``script`` with the oracle environment's interpreter on ``payload``; its last line of output, as JSON."""
-    python = oracle_python()
+def oracle_python() -> Path:
+    """The oracle environment's interpreter."""
+    return environment_python(ORACLE_VENV)
+
+
+def run_in(venv: Path, script: Path, payload: dict[str, Any], *, timeout: float = 900) -> Any:
+    """Run ``script`` with ``venv``'s interpreter on ``payload``; its last line of output, as JSON."""
+    python = environment_python(venv)
     environment = {**os.environ, **_OFFLINE, "PYTHONWARNINGS": "ignore"}
     environment.pop("PYTHONPATH", None)
     done = subprocess.run([str(python), str(script)], input=json.dumps(payload), capture_output=True, text=True,
                           env=environment, timeout=timeout, check=False)
     if done.returncode != 0:
-        raise AssertionError(f"oracle {script.name} failed ({done.returncode}):\n{done.stderr[-4000:]}")
+        raise AssertionError(f"{script.name} in {venv.name} failed ({done.returncode}):\n{done.stderr[-4000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_oracle(script: Path, payload: dict[str, Any], *, timeout: float = 900) -> Any:
+    """Run an oracle script in `.venv-oracles`."""
+    return run_in(ORACLE_VENV, script, payload, timeout=timeout)
+
+
+def run_in_clients(script: Path, payload: dict[str, Any], *, timeout: float = 900) -> Any:
+    """Run a script in `.venv-clients`."""
+    return run_in(CLIENTS_VENV, script, payload, timeout=timeout)
