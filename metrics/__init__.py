@@ -17,12 +17,15 @@ functions), ``lighteval`` (lighteval metrics) and ``hub`` (Hugging Face Space fo
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 __all__ = ["FOLDER", "load", "names", "path", "script"]
 
 FOLDER = Path(__file__).resolve().parent
+# a sibling module imported as evaluate's loader sees it (column 0, `from .name import ...`)
+_SIBLING_IMPORT = re.compile(r"^from\s+\.([A-Za-z_][A-Za-z0-9_]*)\s+import\b", re.MULTILINE)
 
 
 def names() -> list[str]:
@@ -43,19 +46,23 @@ def path(name: str) -> Path:
 def script(folder: str | Path) -> Path:
     """The metric script of a metric folder, whatever the folder is called (``evaluate.load`` looks for
     ``<folder>/<folder name>.py``; a folder renamed, e.g. a Space's checkout, holds its script under the old
-    name): the one Python file there that is neither a vendored core module nor a Space's ``app.py``."""
+    name): the one Python file there that no other file of the folder imports, besides its vendored core modules
+    and a Space's ``app.py``."""
     folder = Path(folder)
     if not folder.is_dir():
         raise ValueError(f"evaluate_text_metrics: {str(folder)!r} is not a folder")
     own = folder / f"{folder.name}.py"
     if own.is_file():
         return own
-    candidates = [entry for entry in sorted(folder.glob("*.py"))
-                  if not entry.name.startswith("core_") and entry.name != "app.py"]
+    modules = {entry.stem: entry for entry in sorted(folder.glob("*.py"))
+               if not entry.name.startswith("core_") and entry.name != "app.py"}
+    imported = {name for entry in modules.values()
+                for name in _SIBLING_IMPORT.findall(entry.read_text(encoding="utf-8"))}
+    candidates = [entry for name, entry in modules.items() if name not in imported]
     if len(candidates) != 1:
         found = ", ".join(entry.name for entry in candidates) or "none"
-        raise ValueError(f"evaluate_text_metrics: {str(folder)!r} should hold one metric script besides its core_*.py "
-                         f"files and app.py; found {found}")
+        raise ValueError(f"evaluate_text_metrics: {str(folder)!r} should hold one metric script (a Python file no "
+                         f"other file there imports, besides core_*.py and app.py); found {found}")
     return candidates[0]
 
 

@@ -41,8 +41,8 @@ launch_gradio_widget(module)
 
 def write_space(name: str, destination: str | Path, slug: str | None = None) -> Path:
     """Write metric ``name`` as a Space folder ``<destination>/<slug>`` (``slug`` defaults to the name) and return
-    it: the script renamed ``<slug>.py``, its vendored core modules, card, requirements and an ``app.py`` for the
-    renamed script. Upload it with ``huggingface_hub.HfApi().upload_folder(repo_id="<user>/<slug>",
+    it: the folder's files (script renamed ``<slug>.py``, vendored core modules, card, requirements, data) and an
+    ``app.py`` for the renamed script. Upload it with ``huggingface_hub.HfApi().upload_folder(repo_id="<user>/<slug>",
     repo_type="space", folder_path=...)``; ``evaluate.load("<user>/<slug>")`` then loads it from the Hub."""
     source = metric_path(name)
     slug = name if slug is None else slug
@@ -56,11 +56,8 @@ def write_space(name: str, destination: str | Path, slug: str | None = None) -> 
     if target.exists():
         raise ValueError(f"evaluate_text_metrics.hub: {str(target)!r} already exists; remove it or choose another "
                          f"destination")
-    target.mkdir(parents=True)
-    for entry in sorted(source.iterdir()):
-        if entry.name == f"{name}.py":
-            shutil.copyfile(entry, target / f"{slug}.py")
-        elif entry.is_file() and entry.name != APP_FILE and entry.suffix in (".py", ".md", ".txt"):
-            shutil.copyfile(entry, target / entry.name)
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", APP_FILE))
+    if slug != name:
+        (target / f"{name}.py").rename(target / f"{slug}.py")
     (target / APP_FILE).write_text(app_source(f"{slug}.py"), encoding="utf-8")
     return target

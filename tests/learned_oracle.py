@@ -41,13 +41,13 @@ def oracle_python() -> Path:
     return environment_python(ORACLE_VENV)
 
 
-def run_in(venv: Path, script: Path, payload: dict[str, Any], *, timeout: float = 900) -> Any:
-    """Run ``script`` with ``venv``'s interpreter on ``payload``; its last line of output, as JSON."""
+def run_in(venv: Path, script: Path, payload: dict[str, Any], *, timeout: float = 900, cwd: Path | None = None) -> Any:
+    """Run ``script`` with ``venv``'s interpreter on ``payload`` (in ``cwd``); its last line of output, as JSON."""
     python = environment_python(venv)
     environment = {**os.environ, **_OFFLINE, "PYTHONWARNINGS": "ignore"}
     environment.pop("PYTHONPATH", None)
     done = subprocess.run([str(python), str(script)], input=json.dumps(payload), capture_output=True, text=True,
-                          env=environment, timeout=timeout, check=False)
+                          env=environment, timeout=timeout, check=False, cwd=cwd)
     if done.returncode != 0:
         raise AssertionError(f"{script.name} in {venv.name} failed ({done.returncode}):\n{done.stderr[-4000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
