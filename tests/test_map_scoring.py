@@ -208,3 +208,38 @@ def assert_same_corpus_result(from_stats: dict, one_shot: dict, context: str, to
             assert value == expected, f"{context}: {key}"
         compared += 1
     assert compared, f"{context}: no output in common"
+
+
+# Options that resample per-example statistics (sacreBLEU's intervals, the intervals of per-example means)
+RESAMPLING = {"chrf": {"confidence": True, "n_bootstrap": 200}, "sacrebleu": {"confidence": True, "n_bootstrap": 200},
+              "ter": {"confidence": True, "n_bootstrap": 200}, "meteor": {"confidence": True, "n_bootstrap": 200},
+              "rouge": {"confidence": True, "n_bootstrap": 200}}
+
+
+@pytest.mark.parametrize("name", sorted(RESAMPLING))
+def test_resampling_options_score_per_example_rows_in_corpus_order(name: str, text_corpora) -> None:
+    """Per-example statistics in corpus order (mapped in batches, or one record per example) give exactly what
+    compute gives with resampling options; totals, which cannot be resampled, are refused."""
+    metric = load_metric(name)
+    options = RESAMPLING[name]
+    predictions, references, _ = text_corpora["wmt17 uedin-nmt"]
+    corpus = {"predictions": predictions[:300], "references": [[reference] for reference in references[:300]]}
+    one_shot = metric.compute(**corpus, **options)
+    assert any(key.endswith(("_low", "confidence_low")) for key in one_shot)
+    stats = datasets.Dataset.from_dict(corpus).map(lambda batch: metric.example_stats(**batch, **options),
+                                                   batched=True, batch_size=64, remove_columns=["predictions",
+                                                                                                "references"])
+    assert metric.compute_from_stats(stats, **options) == one_shot
+    records = stats.to_list()
+    assert metric.compute_from_stats(records, **options) == one_shot
+    with pytest.raises(ValueError, match="need every example's statistics .* not totals of several examples"):
+        metric.compute_from_stats([metric.reduce_stats(records[:150], **options),
+                                   metric.reduce_stats(records[150:], **options)], **options)
+
+
+def test_a_paired_test_from_statistics_is_refused_saying_why(text_corpora) -> None:
+    metric = load_metric("chrf")
+    predictions, references, baseline = text_corpora["wmt17 uedin-nmt"]
+    stats = metric.example_stats(predictions[:20], [[reference] for reference in references[:20]])
+    with pytest.raises(ValueError, match="needs the inputs themselves, not only their statistics; use `compute`"):
+        metric.compute_from_stats(stats, baseline_predictions=baseline[:20])

@@ -466,3 +466,28 @@ def test_qa_parity_many_cases(exact_match, squad, squad_v2) -> None:
                           squad_v2_oracle(predictions, references, no_answer_threshold=threshold))
             checked += 1
     print(f"qa parity: {checked} corpora, 0 mismatches")
+
+
+def test_squad_v2_counts_a_question_repeated_whole_once_per_occurrence(squad_v2) -> None:
+    """A bootstrap resample repeats questions whole (evaluate's evaluator with strategy="bootstrap"): each occurrence
+    counts, as SQuAD v1.1 counts repeated questions. Worked by hand: a (answerable, answered right, probability 0.1)
+    twice and b (unanswerable, answered "x", probability 0.2) once: exact 2/3; HasAns 2/2, NoAns 0/1. The best
+    threshold walk (official order: increasing probability) starts from 1 (b's unanswered point), adds a, a (3), then
+    loses b's (2): best 3/3 at a's probability, which evaluate's cache keeps as a float32."""
+    a_prediction = {"id": "a", "prediction_text": "Denver Broncos", "no_answer_probability": 0.1}
+    b_prediction = {"id": "b", "prediction_text": "x", "no_answer_probability": 0.2}
+    a_reference = {"id": "a", "answers": {"text": ["Denver Broncos"], "answer_start": [0]}}
+    b_reference = {"id": "b", "answers": {"text": [], "answer_start": []}}
+    result = squad_v2.compute(predictions=[a_prediction, a_prediction, b_prediction],
+                              references=[a_reference, a_reference, b_reference])
+    assert result["exact"] == 100.0 * 2 / 3 and result["total"] == 3
+    assert (result["HasAns_exact"], result["HasAns_total"], result["NoAns_exact"], result["NoAns_total"]) == (
+        100.0, 2, 0.0, 1)
+    assert result["best_exact"] == 100.0 and result["best_exact_thresh"] == _float32(0.1)
+    # the same question added in two batches counts twice too; with other answers it is refused
+    squad_v2.add_batch(predictions=[a_prediction, b_prediction], references=[a_reference, b_reference])
+    squad_v2.add_batch(predictions=[a_prediction], references=[a_reference])
+    assert squad_v2.compute() == result
+    other = {"id": "a", "answers": {"text": ["Broncos"], "answer_start": [7]}}
+    with pytest.raises(ValueError, match="'a' is repeated with other answers"):
+        squad_v2.compute(predictions=[a_prediction, a_prediction], references=[a_reference, other])

@@ -4,6 +4,7 @@ Expected values are worked by hand in each test."""
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import pytest
 
@@ -51,3 +52,97 @@ def test_fields_by_name() -> None:
     assert SCHEMA.named((3, {}, {}, 1.5)) == {"n": 3, "per_type": {}, "weight": {}, "x": 1.5}
     with pytest.raises(KeyError, match="no statistic named 'nope'"):
         SCHEMA.position("nope")
+
+
+# -- the forms statistics arrive in --------------------------------------------------------------------------------
+
+PLAIN = StatsSchema("plain", (StatField("hits"), StatField("length"), StatField("x", "fsum")))
+PLAIN_ROWS = [(1, 4, 0.1), (0, 3, 0.2), (2, 5, 0.3)]
+# worked by hand: hits 1 + 0 + 2, lengths 4 + 3 + 5, 3 examples; x is 0.6, the correctly rounded sum of the three
+# doubles, and its residual their exact sum minus the double 0.6 (itself a double, so one residual suffices)
+_EXACT_REST = Fraction(0.1) + Fraction(0.2) + Fraction(0.3) - Fraction(0.6)
+PLAIN_TOTALS = {"hits": 3, "length": 12, "x": 0.6, "x__residual": [float(_EXACT_REST)], "reduced_examples": 3,
+                "signature": "s"}
+
+
+class SparkLikeRow(tuple):
+    """What pyspark.sql.Row is for this purpose: a tuple with ``asDict()``."""
+
+    def __new__(cls, **fields: object) -> "SparkLikeRow":
+        row = super().__new__(cls, tuple(fields.values()))
+        row.fields = fields
+        return row
+
+    def asDict(self) -> dict:  # noqa: N802 (Spark's name)
+        return dict(self.fields)
+
+
+def records() -> list[dict]:
+    return [PLAIN.record(row, "s") for row in PLAIN_ROWS]
+
+
+def test_totals_count_the_examples_they_sum() -> None:
+    assert Fraction(float(_EXACT_REST)) == _EXACT_REST
+    assert PLAIN.totals_of_rows(PLAIN_ROWS, "s") == PLAIN_TOTALS
+    shards = [PLAIN.totals_of_rows(PLAIN_ROWS[:1], "s"), PLAIN.totals_of_rows(PLAIN_ROWS[1:], "s")]
+    assert [shard["reduced_examples"] for shard in shards] == [1, 2]
+    assert PLAIN.totals(shards) == PLAIN_TOTALS
+
+
+def test_every_form_an_engine_hands_back_reduces_to_the_same_totals() -> None:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    columns = PLAIN.columns(PLAIN_ROWS, "s")
+    forms = {
+        "columns": columns,
+        "records": records(),
+        "column batches (one example_stats result per example)": [PLAIN.columns([row], "s") for row in PLAIN_ROWS],
+        "column batches and records mixed": [PLAIN.columns(PLAIN_ROWS[:2], "s"), records()[2]],
+        "pandas DataFrame": pd.DataFrame(columns),
+        "pyarrow Table": pa.table(columns),
+        "Spark Rows": [SparkLikeRow(**record) for record in records()],
+        "NumPy columns": {name: np.asarray(values) for name, values in columns.items()},
+        "NumPy scalars in records": [{name: np.asarray(value)[()] for name, value in record.items()}
+                                     for record in records()],
+    }
+    for form, stats in forms.items():
+        totals = PLAIN.totals(stats, expected_signature="s")
+        assert totals == PLAIN_TOTALS, form
+        assert all(type(totals[name]) is type(PLAIN_TOTALS[name]) for name in PLAIN_TOTALS), form
+        assert PLAIN.rows(stats) == PLAIN_ROWS, form
+
+
+def test_a_pyarrow_signature_is_compared_as_text() -> None:
+    import pyarrow as pa
+
+    with pytest.raises(ValueError, match="computed with options 's' but the score was asked for with 't'"):
+        PLAIN.totals(pa.table(PLAIN.columns(PLAIN_ROWS, "s")), expected_signature="t")
+
+
+def test_rows_refuse_totals_of_several_examples() -> None:
+    """Resampling needs every example's row: shard totals cannot give them (a one-example total can)."""
+    one_each = [PLAIN.totals_of_rows([row], "s") for row in PLAIN_ROWS]
+    assert PLAIN.rows(one_each) == PLAIN_ROWS
+    with pytest.raises(ValueError, match="need every example's statistics .* not totals of several examples"):
+        PLAIN.rows([PLAIN.totals_of_rows(PLAIN_ROWS[:2], "s"), one_each[2]])
+
+
+def test_keyed_rows_come_back_as_mappings() -> None:
+    assert SCHEMA.rows(SCHEMA.columns(ROWS, "s")) == ROWS
+
+
+@pytest.mark.parametrize("stats", ["hits", 3, None, b"x", {1, 2}])
+def test_other_things_are_refused_saying_what_is_accepted(stats: object) -> None:
+    with pytest.raises(TypeError, match="statistics are columns .* totals from reduce_stats"):
+        PLAIN.totals(stats)
+
+
+def test_engine_datasets_are_refused_with_what_to_pass() -> None:
+    spark_like = type("DataFrame", (), {"collect": lambda self: [], "__module__": "pyspark.sql.dataframe"})()
+    ray_like = type("Dataset", (), {"take_all": lambda self: [], "__module__": "ray.data.dataset"})()
+    with pytest.raises(TypeError, match=r"Spark DataFrame; pass its rows \(`.collect\(\)`\) or `.toPandas\(\)`"):
+        PLAIN.totals(spark_like)
+    with pytest.raises(TypeError, match=r"Ray Dataset; pass `.take_all\(\)` or `.to_pandas\(\)`"):
+        PLAIN.totals(ray_like)
