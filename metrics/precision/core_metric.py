@@ -348,7 +348,13 @@ class StatsMetric:
             averages = self.averages_examples(self.resolve_options(option_arguments))
             if not averages:
                 self._refuse_per_document("its corpus result is not the mean of per-document results")
-        result = self._compute_given(predictions=predictions, references=references, **kwargs)
+        try:
+            result = self._compute_given(predictions=predictions, references=references, **kwargs)
+        except TypeError as error:
+            if client != "lm-eval per document":
+                raise
+            # lm-eval retries a call that raises TypeError as fn([gold, result]), which hides this message
+            raise ValueError(str(error)) from error
         if result is None or client is None:
             return result
         if client == "evaluator bootstrap":
