@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .core_checks import check_encodable, check_list, check_reference_lists, check_text_list
+from .core_checks import check_encodable, check_list, check_reference_lists, check_text_list, is_list_like
 from .core_inputs import Columns, InputKind
 
 METRIC = "meteor"
@@ -61,7 +61,7 @@ def _token_list(metric: str, argument: str, value: Any) -> list[str]:
 
 
 def _token_references(metric: str, references: Any, count: int) -> list[list[list[str]]]:
-    if references is None or isinstance(references, str) or not isinstance(references, (list, tuple)):
+    if references is None or isinstance(references, str) or not is_list_like(references):
         raise TypeError(
             f"{metric}: `references` must be a list with one entry per prediction (a list of tokens or a list of "
             f"token lists, as the predictions are token lists), got {type(references).__name__}"
@@ -98,8 +98,9 @@ def _token_references(metric: str, references: Any, count: int) -> list[list[lis
 
 
 def is_tokenized(predictions: Any) -> bool:
-    """True when ``predictions`` is a non-empty list whose first item is a list or tuple (pre-tokenized input)."""
-    return isinstance(predictions, (list, tuple)) and bool(predictions) and _is_token_list(predictions[0])
+    """True when ``predictions`` is a non-empty sequence (a list, a tuple, a 1-D object array) whose first item is a
+    list or tuple (pre-tokenized input)."""
+    return is_list_like(predictions) and len(predictions) > 0 and _is_token_list(predictions[0])
 
 
 def check_meteor_inputs(

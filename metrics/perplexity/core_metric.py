@@ -60,7 +60,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from .core_checks import warn_caller
-from .core_clients import averaged_per_document_problem, bootstrappable, calling_client, is_number, lm_eval_refusal
+from .core_clients import averaged_per_document_problem, bootstrap_refusal, bootstrappable, calling_client, is_number
+from .core_clients import lm_eval_refusal, unresampled_column
 from .core_inputs import Columns, InputKind
 from .core_options import MetricOptions, input_parameters, keyword_parameters
 from .core_process import clear_caches
@@ -343,6 +344,11 @@ class StatsMetric:
         metric's result (``core_clients``)."""
         client = calling_client()
         averages = False
+        if client == "evaluator bootstrap":
+            inputs, _ = self._split_inputs({"predictions": predictions, "references": references, **kwargs})
+            column = unresampled_column(inputs)
+            if column is not None:
+                raise ValueError(bootstrap_refusal(self.name, column))
         if client == "lm-eval per document":
             _, option_arguments = self._split_inputs({"predictions": predictions, "references": references, **kwargs})
             averages = self.averages_examples(self.resolve_options(option_arguments))

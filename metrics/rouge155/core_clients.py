@@ -76,6 +76,35 @@ def bootstrappable(result: Mapping[str, Any]) -> dict[str, Any]:
     return kept
 
 
+def unresampled_column(inputs: Mapping[str, Any]) -> str | None:
+    """The first input column evaluate's bootstrap cannot resample example by example (None when there is none):
+    one whose examples are lists (token lists, tag sequences, several references), which scipy turns into a 2-D
+    array (resampling the inner lists' positions) or cannot turn into an array at all (ragged lengths)."""
+    for name, values in inputs.items():
+        if hasattr(values, "ndim"):  # an array: scipy resamples a 1-D one (object arrays of lists too) by example
+            if values.ndim > 1:
+                return name
+            continue
+        if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
+            continue
+        # a list, or a sequence such as the evaluator's dataset columns
+        if any(isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) > 0 for value in values):
+            return name
+    return None
+
+
+def bootstrap_refusal(metric: str, column: str) -> str:
+    """The message refusing evaluate's bootstrap of a column whose examples are lists."""
+    return (
+        f"{metric}: evaluate's bootstrap (scipy.stats.bootstrap) cannot resample `{column}`, whose examples are lists "
+        f"(token lists, tag sequences, several references): scipy makes a 2-D array of them and resamples the "
+        f"positions inside each list, or fails on lists of different lengths. Pass such columns to "
+        f"Evaluator.compute_metric as 1-D object arrays (`array = numpy.empty(len(values), dtype=object); "
+        f"array[:] = values`), one reference per example to the task evaluators, or use the module's own interval "
+        f"(`confidence=True`) where it has one"
+    )
+
+
 def averaged_per_document_problem(result: Mapping[str, Any], averages_examples: bool) -> str | None:
     """Why averaging this one-document result over documents does not give the corpus result (None when it
     does: the metric's corpus result is the mean of its one-example results, and every output is a number)."""

@@ -40,7 +40,7 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def _is_list_like(value: Any) -> bool:
+def is_list_like(value: Any) -> bool:
     """True for sequences of items (lists, tuples, arrow/numpy-backed sequences), false for strings and for
     0-d arrays (which have ``__len__`` but no length)."""
     if isinstance(value, (str, bytes, Mapping)) or getattr(value, "ndim", 1) == 0:
@@ -58,7 +58,7 @@ def check_list(metric: str, argument: str, values: Any, *, what: str, allow_empt
     """``values`` as a list (one item per example), or raise naming the argument."""
     if values is None:
         raise TypeError(f"{metric}: `{argument}` is None; pass a list of {what}, one per example")
-    if not _is_list_like(values):
+    if not is_list_like(values):
         raise TypeError(f"{metric}: `{argument}` must be a list of {what}, got {_describe(values)}")
     values = list(values)
     if not values and not allow_empty:
@@ -107,7 +107,7 @@ def check_reference_lists(metric: str, references: Any, num_predictions: int) ->
         raise TypeError(
             f"{metric}: `references` is None; pass one reference string or one list of reference strings per prediction"
         )
-    if isinstance(references, str) or not _is_list_like(references):
+    if isinstance(references, str) or not is_list_like(references):
         raise TypeError(
             f"{metric}: `references` must be a list with one entry per prediction, got {_describe(references)}"
         )
@@ -125,7 +125,7 @@ def check_reference_lists(metric: str, references: Any, num_predictions: int) ->
             continue
         if entry is None:
             raise ValueError(f"{metric}: `references[{index}]` is None; prediction {index} has no reference")
-        if not _is_list_like(entry):
+        if not is_list_like(entry):
             raise TypeError(
                 f"{metric}: `references[{index}]` must be a string or a list of strings, got {_type_name(entry)}"
             )
@@ -168,12 +168,12 @@ def check_label_list(metric: str, argument: str, labels: Any, *, allow_empty: bo
     labels = check_list(metric, argument, labels, what="integer labels", allow_empty=allow_empty)
     if not labels:
         return labels
-    rows = _is_list_like(labels[0])
+    rows = is_list_like(labels[0])
     width = len(labels[0]) if rows else None
     normalised: list[Any] = []
     for index, label in enumerate(labels):
         if rows:
-            if not _is_list_like(label) or len(label) != width:
+            if not is_list_like(label) or len(label) != width:
                 raise TypeError(
                     f"{metric}: `{argument}[{index}]` must be a row of {width} integer labels like "
                     f"`{argument}[0]`, got {_describe(label)} ({label!r:.60})"
@@ -219,7 +219,7 @@ def check_tag_sequences(metric: str, argument: str, sequences: Any, *, allow_emp
                            allow_empty=allow_empty)
     normalised = []
     for index, sequence in enumerate(sequences):
-        if isinstance(sequence, str) or not _is_list_like(sequence):
+        if isinstance(sequence, str) or not is_list_like(sequence):
             raise TypeError(
                 f"{metric}: `{argument}[{index}]` must be a list of string tags, got {_describe(sequence)}"
             )
