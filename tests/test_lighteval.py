@@ -134,3 +134,32 @@ def test_pipeline_with_smollm2(tmp_path_factory) -> None:
     """The packaged SmolLM2-135M-Instruct (GGUF dequantized to a transformers folder, about 30 s), real generations."""
     out = run(tmp_path_factory, model="smollm2", docs=12, generation_size=32, bootstrap_iters=100)
     assert_pipeline_run(out, docs=12)
+
+
+_README_TASK = """
+import json
+import sys
+
+payload = json.loads(sys.stdin.read())
+namespace = {}
+exec(compile(payload["code"], "README.md", "exec"), namespace)
+(task,) = namespace["TASKS_TABLE"]
+doc = namespace["prompt"]({"de": "Hallo Welt", "references": ["Hello world", "Hi world"]}, "wmt_de_en")
+print(json.dumps({"task": task.name, "metrics": [metric.metric_name for metric in task.metrics],
+                  "golds": list(doc.get_golds()), "query": doc.query}))
+"""
+
+
+def test_the_readmes_custom_task_file_runs_as_written(tmp_path: Path) -> None:
+    """The README's custom task file, executed in lighteval's environment: its task holds our metrics under the
+    names lighteval reports, and its prompt makes every reference a gold."""
+    from readme_blocks import blocks_run_by
+
+    (code,) = blocks_run_by("test_lighteval.py")
+    script = tmp_path / "readme_custom_task.py"
+    script.write_text(_README_TASK, encoding="utf-8")
+    out = run_in_clients(script, {"code": code})
+    assert out["task"] == "wmt_de_en"
+    assert out["metrics"] == [["sacrebleu_score"], ["chrf_score"], ["ter_score"],
+                              ["rouge_rouge1", "rouge_rouge2", "rouge_rougeL", "rouge_rougeLsum"]]
+    assert out["golds"] == ["Hello world", "Hi world"] and out["query"].endswith("German: Hallo Welt\nEnglish:")

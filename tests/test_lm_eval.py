@@ -559,3 +559,29 @@ def test_label_metrics_take_lm_evals_string_labels_and_refuse_text(task_folder: 
     with pytest.raises(TypeError, match=r"accuracy: the prediction of this document must be an integer label \(or a "
                                         r"string holding one\), got str \(' Hello world!'\)"):
         evaluate_tasks(scripted_lm(), task_folder, ["labels"])
+
+
+def test_the_readmes_task_functions_and_yaml_run_as_written(tmp_path: Path) -> None:
+    """The README's utils.py and metric_list, in a task run by lm-eval: each metric is our module's corpus score of
+    the generations (and sacreBLEU equals lm-eval's own bleu on them, run beside it)."""
+    import yaml
+
+    from readme_blocks import blocks, blocks_run_by
+
+    (utils,) = blocks_run_by("test_lm_eval.py")
+    (metric_list,) = blocks("yaml")
+    loader = type("TaggedLoader", (yaml.SafeLoader,), {})
+    loader.add_constructor("!function", lambda load, node: f"!function {load.construct_scalar(node)}")
+    metrics = yaml.load(metric_list, Loader=loader)["metric_list"]  # noqa: S506 (a SafeLoader subclass)
+    folder = tmp_path / "readme_task"
+    folder.mkdir()
+    write_dataset(folder)
+    (folder / "utils.py").write_text(utils, encoding="utf-8")
+    write_task(folder, "readme_task", [*metrics, {"metric": "bleu"}])
+    results = evaluate_tasks(scripted_lm(), folder, ["readme_task"])
+    targets, outputs = generations(results, "readme_task")
+    references = [[target] for target in targets]
+    assert score(results, "readme_task", "sacrebleu") == direct("sacrebleu", "score", outputs, references) == \
+        score(results, "readme_task", "bleu")
+    assert score(results, "readme_task", "ter") == direct("ter", "score", outputs, references)
+    assert score(results, "readme_task", "chrf++") == direct("chrf", "score", outputs, references, word_order=2)

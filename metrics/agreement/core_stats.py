@@ -50,6 +50,10 @@ EXAMPLES_FIELD = "reduced_examples"
 _DATASET_BATCH = 1 << 16
 
 
+class EmptyStatistics(ValueError):
+    """Statistics of no example: the score of an empty corpus is undefined."""
+
+
 @dataclass(frozen=True)
 class StatField:
     """One named statistic and how it reduces across examples (``fsum`` for float sums)."""
@@ -189,21 +193,38 @@ class StatsSchema:
         totals[SIGNATURE_FIELD] = signature
         return totals
 
-    def totals(self, stats: Any, *, expected_signature: str | None = None) -> dict[str, Any]:
+    def totals(self, stats: Any, *, expected_signature: str | None = None,
+               empty_signature: str | None = None) -> dict[str, Any]:
         """Reduce statistics in any supported form to corpus totals.
 
         ``stats`` may be totals (a mapping of scalars), columns (a mapping of sequences or arrays, e.g. a
         ``datasets.Dataset`` or its ``to_dict()``, a pandas DataFrame, a pyarrow Table), an iterable of
-        per-example records (mappings or Spark ``Row`` objects), of column batches (``example_stats`` results),
-        or of totals from several shards.
+        per-example records (mappings or Spark ``Row`` objects), of column batches (``example_stats`` results,
+        DataFrames, Tables, RecordBatches), or of totals from several shards. Totals of no example (an empty
+        shard's) merge as nothing; statistics of no example at all are an error, unless ``empty_signature`` is
+        given: they then reduce to the empty totals under it (:meth:`empty_totals`).
         """
         if hasattr(stats, "iter") and hasattr(stats, "column_names") and len(stats) > _DATASET_BATCH:
             partials = [self.totals(batch) for batch in stats.iter(batch_size=_DATASET_BATCH)]
             return self.totals(partials, expected_signature=expected_signature)
-        columns = self._checked_columns(stats, expected_signature)
+        try:
+            columns = self._checked_columns(stats, expected_signature)
+        except EmptyStatistics:
+            if empty_signature is None:
+                raise
+            return self.empty_totals(empty_signature)
         counts = columns.pop(EXAMPLES_FIELD, None)
         examples = len(columns[SIGNATURE_FIELD]) if counts is None else sum(counts)
         return self._reduce_columns(columns, columns[SIGNATURE_FIELD][0], examples)
+
+    def empty_totals(self, signature: str) -> dict[str, Any]:
+        """The totals of no example (what an empty shard reduces to): they merge with any totals as nothing."""
+        empty: dict[str, Any] = {}
+        for field in self.fields:
+            empty[field.name] = {"sum": 0, "fsum": 0.0, "keyed": {}, "keyed_fsum": {}}.get(field.reduce)
+            if field.reduce in ("fsum", "keyed_fsum"):
+                empty[field.name + RESIDUAL_SUFFIX] = [] if field.reduce == "fsum" else {}
+        return {**empty, EXAMPLES_FIELD: 0, SIGNATURE_FIELD: signature}
 
     def rows(self, stats: Any, *, expected_signature: str | None = None) -> list[tuple[Any, ...]]:
         """Every example's row (schema order, keyed values as mappings) from per-example statistics in any form
@@ -223,7 +244,7 @@ class StatsSchema:
 
     def _checked_columns(self, stats: Any, expected_signature: str | None) -> dict[str, list[Any]]:
         """The statistics as columns (fields, residuals, signature and, for totals, their example counts), all
-        made with one signature (the expected one, when given)."""
+        made with one signature (the expected one, when given), without totals of no example."""
         columns = self._columns_of(stats)
         signatures = set(columns[SIGNATURE_FIELD])
         if len(signatures) != 1:
@@ -237,6 +258,13 @@ class StatsSchema:
                 f"{self.metric}: the statistics were computed with options {signature!r} "
                 f"but the score was asked for with {expected_signature!r}; pass the same options"
             )
+        counts = columns.get(EXAMPLES_FIELD)
+        if counts is not None and 0 in counts:
+            kept = [index for index, count in enumerate(counts) if count != 0]
+            columns = {name: [values[index] for index in kept] for name, values in columns.items()}
+            if not kept:
+                raise EmptyStatistics(f"{self.metric}: the statistics hold no example; the score of an empty corpus "
+                                      f"is undefined")
         return columns
 
     def _columns_of(self, stats: Any) -> dict[str, list[Any]]:
@@ -249,9 +277,9 @@ class StatsSchema:
         refused = _refused_form(stats)
         if refused:
             raise TypeError(f"{self.metric}: {refused}")
-        records = [record.asDict() if hasattr(record, "asDict") else record for record in stats]  # Spark Rows
+        records = [_as_mapping(record) for record in stats]
         if not records:
-            raise ValueError(f"{self.metric}: no statistics to reduce; the score of an empty corpus is undefined")
+            raise EmptyStatistics(f"{self.metric}: no statistics to reduce; the score of an empty corpus is undefined")
         for index, record in enumerate(records):
             if not isinstance(record, Mapping):
                 raise TypeError(
@@ -260,7 +288,12 @@ class StatsSchema:
                 )
         if all(isinstance(record.get(SIGNATURE_FIELD), str) for record in records):
             return self._columns_of_records(records)
-        parts = [self._as_columns(record) for record in records]  # column batches, maybe records among them
+        # column batches, maybe records among them; empty batches (an engine's empty partitions) add nothing
+        parts = [part for part in (self._as_columns(record, allow_empty=True) for record in records)
+                 if part[SIGNATURE_FIELD]]
+        if not parts:
+            raise EmptyStatistics(f"{self.metric}: the statistics hold no example; the score of an empty corpus is "
+                                  f"undefined")
         names = set().union(*(part.keys() for part in parts))
         columns: dict[str, list[Any]] = {name: [] for name in names}
         for part in parts:
@@ -292,7 +325,7 @@ class StatsSchema:
             raise ValueError(f"{self.metric}: statistics record {index} lacks the field {name!r}")
         return record[name]
 
-    def _as_columns(self, stats: Any) -> dict[str, list[Any]]:
+    def _as_columns(self, stats: Any, allow_empty: bool = False) -> dict[str, list[Any]]:
         available = set(stats.column_names if hasattr(stats, "column_names") else stats.keys())
         missing = [name for name in (*self.names, SIGNATURE_FIELD) if name not in available]
         if missing:
@@ -307,14 +340,26 @@ class StatsSchema:
             columns[name] = [_plain(stats[name])] if single_record else _plain_list(stats[name])
         if len({len(values) for values in columns.values()}) != 1:
             raise ValueError(f"{self.metric}: statistics columns have different lengths")
-        if not columns[SIGNATURE_FIELD]:
-            raise ValueError(f"{self.metric}: no statistics to reduce; the score of an empty corpus is undefined")
+        if not columns[SIGNATURE_FIELD] and not allow_empty:
+            raise EmptyStatistics(f"{self.metric}: no statistics to reduce; the score of an empty corpus is undefined")
         return columns
 
 
 _ACCEPTED = ("statistics are columns (a mapping of lists, a datasets.Dataset, a pandas DataFrame, a pyarrow Table), "
-             "per-example records (mappings, Spark Rows), column batches from example_stats, or totals from "
-             "reduce_stats")
+             "per-example records (mappings, Spark Rows), a list of column batches (example_stats results, "
+             "DataFrames, Tables, RecordBatches), or totals from reduce_stats")
+
+
+def _as_mapping(record: Any) -> Any:
+    """One item of a list of statistics as a mapping: a Spark Row as its dict, a pyarrow Table or RecordBatch and a
+    pandas DataFrame as their columns (anything else as it is, checked by the caller)."""
+    if hasattr(record, "asDict"):
+        return record.asDict()
+    if hasattr(record, "to_pydict"):
+        return record.to_pydict()
+    if _module_of(record) == "pandas" and hasattr(record, "columns") and hasattr(record, "to_dict"):
+        return record.to_dict("list")
+    return record
 
 
 def _module_of(value: Any) -> str:

@@ -55,6 +55,7 @@ import hashlib
 import inspect
 import math
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
@@ -466,9 +467,10 @@ class StatsMetric:
 
     def reduce_stats(self, stats: Any, **kwargs: Any) -> dict[str, Any]:
         """Totals of per-example statistics (one small record; float sums kept exact), e.g. one shard's;
-        merge shards by passing a list of totals to :meth:`compute_from_stats`."""
+        merge shards by passing a list of totals to :meth:`compute_from_stats`. A shard of no example (an engine's
+        empty partition) gives totals that merge as nothing."""
         options = self.resolve_options(self._bind("reduce_stats", (stats,), kwargs, drop=("stats",)))
-        return self.schema(options).totals(stats)
+        return self.schema(options).totals(stats, empty_signature=self.signature(options))
 
     def compute_from_stats(self, stats: Any, **kwargs: Any) -> dict[str, Any]:
         """The corpus result from per-example statistics (columns, records, column batches, a Dataset, a pandas
@@ -534,13 +536,18 @@ class StatsMetric:
         """Empty the process-wide caches of tokenized text and reference statistics (models stay loaded)."""
         clear_caches()
 
-    def __getstate__(self) -> dict[str, Any]:
-        # evaluate keeps the released file locks of the last computation, which cannot be pickled, and
-        # datasets.Dataset.map(..., num_proc=N) pickles any function that refers to the module.
-        state = dict(self.__dict__)
-        if state.get("writer") is None:
-            state["filelocks"] = None
-        return state
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as what loads it again: ``evaluate.load`` of its script and configuration, then the options bound
+        with ``configure``. Its class lives in evaluate's module cache, which another process has not imported (Ray
+        and Spark workers, ``datasets.Dataset.map(num_proc=N)``, multiprocessing): the script is loaded there from
+        the same place, so it must be reachable from that process (one machine, or a shared file system; on a
+        cluster, load the metric in the worker). Examples added with ``add_batch`` stay behind."""
+        import evaluate
+
+        bound = dict(getattr(self, "_bound_options", {}))
+        config = bound.get(self.config_option, self.config_name) if self.config_option else self.config_name
+        script = sys.modules[type(self).__module__].__file__
+        return evaluate.load, (script, None if config == "default" else config), {"_bound_options": bound}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
