@@ -299,3 +299,42 @@ def test_other_evaluate_releases_fall_back_to_evaluates_compute(monkeypatch: pyt
         result = module.compute(rouge_types=["rouge1", "rougeL"])
     assert result == load_metric("rouge").compute(predictions=PAIRS[0], references=PAIRS[1],
                                                   rouge_types=["rouge1", "rougeL"])
+
+
+_UNPICKLE_AND_COMPUTE = """
+import json, pickle, sys
+cases = pickle.loads(sys.stdin.buffer.read())
+print(json.dumps([[type(module).__name__, module.config_name, module.compute(**inputs)] for module, inputs in cases]))
+"""
+
+
+def test_a_module_pickles_as_what_loads_it_again(tmp_path) -> None:
+    """Unpickled in a process that never loaded it (its own evaluate module cache), a module is loaded again from its
+    script with its configuration (a config name, a checkpoint as comet's config) and the options bound with
+    `configure`: it computes what the original computes."""
+    import json
+    import os
+    import pickle
+    import subprocess
+    import sys
+
+    chrf = evaluate.load(str(METRICS_DIR / "chrf")).configure(word_order=2)
+    f1 = evaluate.load(str(METRICS_DIR / "f1"), "multilabel")
+    comet = evaluate.load(str(METRICS_DIR / "comet"), model_config("comet"))
+    cases = [(chrf, {"predictions": ["a b c d"], "references": [["a b d c"]]}),
+             (f1, {"predictions": [[0, 1], [1, 1]], "references": [[0, 1], [1, 0]], "average": "micro"}),
+             (comet, good_inputs(comet))]
+    environment = {**os.environ, "HF_MODULES_CACHE": str(tmp_path / "modules"), "PYTHONWARNINGS": "ignore"}
+    done = subprocess.run([sys.executable, "-c", _UNPICKLE_AND_COMPUTE], input=pickle.dumps(cases), cwd=tmp_path,
+                          capture_output=True, env=environment, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr.decode()[-3000:]
+    unpickled = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    for (module, inputs), (class_name, config_name, result) in zip(cases, unpickled, strict=True):
+        assert class_name == type(module).__name__ and config_name == module.config_name
+        expected = json.loads(json.dumps(module.compute(**inputs)))
+        if class_name == "Comet":  # a model: float32 sums in another process may differ in the last bits
+            assert result["scores"] == pytest.approx(expected["scores"], abs=1e-6)
+            assert {**result, "scores": None, "mean_score": None} == {**expected, "scores": None, "mean_score": None}
+        else:
+            assert result == expected
+    assert unpickled[0][2]["word_order"] == 2
