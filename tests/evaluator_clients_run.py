@@ -20,7 +20,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import socket
 import sys
 import traceback
 import warnings
@@ -32,19 +31,9 @@ for _name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "
 warnings.simplefilter("ignore")
 
 
-def _block_network() -> None:
-    """Any connection that leaves the machine fails (as tests/conftest.py's guard does in the test process)."""
-    real = socket.socket.connect
+from offline import block_network  # noqa: E402 (tests/ is this script's folder)
 
-    def connect(sock: socket.socket, address: Any) -> Any:
-        if sock.family != getattr(socket, "AF_UNIX", None):
-            raise OSError(f"network access is blocked (attempted connection to {address!r})")
-        return real(sock, address)
-
-    socket.socket.connect = connect  # type: ignore[method-assign]
-
-
-_block_network()
+block_network()
 
 import datasets  # noqa: E402
 import evaluate  # noqa: E402

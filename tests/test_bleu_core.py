@@ -107,7 +107,8 @@ def test_totals_merge_and_refuse_mixed_options() -> None:
     second = schema.totals_of_rows([(1, 1, 1, 1, 3, 3)], "sig-a")
     merged = schema.merge(first, second)
     assert merged == {
-        "hyp_len": 6, "ref_len": 7, "match_1": 5, "total_1": 6, "min_refs": 1, "max_refs": 3, "signature": "sig-a",
+        "hyp_len": 6, "ref_len": 7, "match_1": 5, "total_1": 6, "min_refs": 1, "max_refs": 3, "reduced_examples": 3,
+        "signature": "sig-a",
     }
     with pytest.raises(ValueError, match="different options"):
         schema.merge(first, schema.totals_of_rows([(1, 1, 1, 1, 1, 1)], "sig-b"))

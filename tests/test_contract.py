@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from conftest import METRICS_DIR, ROOT, load_metric, metric_names
+from offline import PRELUDE
 
 METRICS = metric_names()
 CARD_SECTIONS = (
@@ -203,13 +204,8 @@ def test_generated_block_imports_exactly_what_the_scripts_imports_need(name: str
     assert imported == {path.stem for path in (METRICS_DIR / name).glob("core_*.py")}
 
 
-_ISOLATED_LOADS = """
-import json, socket, sys, traceback
-def blocked(*args, **kwargs):
-    raise OSError("network blocked")
-socket.socket.connect = blocked
-socket.socket.connect_ex = blocked
-socket.create_connection = blocked
+_ISOLATED_LOADS = PRELUDE + """
+import json, sys, traceback
 import evaluate
 for folder in sys.argv[1:]:
     try:

@@ -31,6 +31,7 @@ from packaging.utils import canonicalize_name
 from bad_input_cases import good_inputs
 from conftest import METRICS_DIR, ROOT, load_metric, metric_names, model_config
 from learned_oracle import run_in
+from offline import PRELUDE
 
 sys.path.insert(0, str(ROOT / "scripts"))
 try:
@@ -42,14 +43,7 @@ METRICS = metric_names()
 PACKAGE = "evaluate_text_metrics"
 # Metrics that run a model: across processes their float results may differ in the last bits (thread counts).
 MODEL_TOLERANCE = 1e-6
-_OFFLINE_SCRIPT_PRELUDE = """
-import json, socket, sys
-def blocked(*args, **kwargs):
-    raise OSError("network blocked")
-socket.socket.connect = blocked
-socket.socket.connect_ex = blocked
-socket.create_connection = blocked
-"""
+_OFFLINE_SCRIPT_PRELUDE = PRELUDE + "import json, sys\n"
 
 
 def uses_a_model(name: str) -> bool:

@@ -30,7 +30,7 @@ from .core_agreement_options import AgreementOptions
 from .core_agreement_table import RatingTable, rating_table
 from .core_checks import warn_caller
 from .core_resample import bootstrap_weights, percentile_interval
-from .core_stats import SIGNATURE_FIELD, StatField, StatsSchema
+from .core_stats import EXAMPLES_FIELD, SIGNATURE_FIELD, StatField, StatsSchema
 
 RATINGS = "ratings"
 NAMES = {"krippendorff_alpha": "Krippendorff's alpha", "fleiss_kappa": "Fleiss' kappa",
@@ -50,7 +50,7 @@ def agreement_rows(columns: Mapping[str, Sequence[Any]]) -> list[tuple[dict[tupl
 def agreement_batch_totals(columns: Mapping[str, Sequence[Any]], signature: str) -> dict[str, Any]:
     """The totals of a batch's rows, counted at once."""
     counts = Counter(zip(columns["items"], columns["annotators"], columns["labels"], strict=True))
-    return {RATINGS: dict(counts), SIGNATURE_FIELD: signature}
+    return {RATINGS: dict(counts), EXAMPLES_FIELD: len(columns["items"]), SIGNATURE_FIELD: signature}
 
 
 # -- checks of what each coefficient needs ---------------------------------------------------------------------

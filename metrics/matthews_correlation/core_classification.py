@@ -76,7 +76,7 @@ from .core_confusion import (
     weight_array,
 )
 from .core_options import MetricOptions, boolean, choice, option
-from .core_stats import RESIDUAL_SUFFIX, SIGNATURE_FIELD, StatField, StatsSchema
+from .core_stats import EXAMPLES_FIELD, RESIDUAL_SUFFIX, SIGNATURE_FIELD, StatField, StatsSchema
 
 Label = int | str
 Average = Literal["binary", "micro", "macro", "weighted", "samples"] | None
@@ -358,7 +358,8 @@ def classification_batch_totals(
     nonzero = size if inputs.weights is None else int(np.count_nonzero(inputs.weights))
     if not options.multilabel:
         cells, residuals = count_cells(inputs.references, inputs.predictions, inputs.weights).keyed()
-        return {CELLS: cells, CELLS + RESIDUAL_SUFFIX: residuals, NONZERO: nonzero, SIGNATURE_FIELD: signature}
+        return {CELLS: cells, CELLS + RESIDUAL_SUFFIX: residuals, NONZERO: nonzero, EXAMPLES_FIELD: size,
+                SIGNATURE_FIELD: signature}
     width = inputs.references.shape[1]
     counts = count_indicator_rows(inputs.references, inputs.predictions, inputs.weights)
     columns = counts.columns
@@ -396,6 +397,7 @@ def classification_batch_totals(
         WIDTH_MIN: width,
         WIDTH_MAX: width,
         NONZERO: nonzero,
+        EXAMPLES_FIELD: size,
         SIGNATURE_FIELD: signature,
     }
 

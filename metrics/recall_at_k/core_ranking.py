@@ -61,7 +61,7 @@ from typing import Any
 from .core_options import MetricOptions, choice, integer, option
 from .core_ranking_measures import RankingColumns, ranking_columns
 from .core_ranking_trec import PairedQueries, pair_queries, read_trec_qrels, read_trec_run
-from .core_stats import RESIDUAL_SUFFIX, SIGNATURE_FIELD, StatField, StatsSchema, exact_float_sum
+from .core_stats import EXAMPLES_FIELD, RESIDUAL_SUFFIX, SIGNATURE_FIELD, StatField, StatsSchema, exact_float_sum
 
 __all__ = [
     "PairedQueries", "RankingColumns", "RankingOptions", "pair_queries", "ranking_columns", "ranking_from_totals",
@@ -144,6 +144,7 @@ def ranking_totals(runs: Sequence[Mapping[str, float]], qrels: Sequence[Mapping[
     for name, values in zip(_field_names(options), columns, strict=True):
         totals[name], totals[name + RESIDUAL_SUFFIX] = exact_float_sum(values)
     totals[QUERIES] = sum(judged)
+    totals[EXAMPLES_FIELD] = len(judged)
     totals[SIGNATURE_FIELD] = options.stats_signature()
     return totals
 

@@ -54,7 +54,7 @@ import numpy as np
 
 from .core_checks import warn_caller
 from .core_options import MetricOptions, boolean, choice, option, optional
-from .core_stats import SIGNATURE_FIELD, StatField, StatsSchema
+from .core_stats import EXAMPLES_FIELD, SIGNATURE_FIELD, StatField, StatsSchema
 
 SCHEMES = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")
 DETECTABLE_SCHEMES = ("IOB2", "IOE2", "IOBES", "BILOU")
@@ -572,6 +572,7 @@ def seqeval_batch_totals(counts: BatchCounts, options: SeqevalOptions, signature
         "non_entity_tags": {tag: int(values.sum()) for tag, values in counts.non_entity_tags.items()},
         "reference_prefixes": {letter: int(values.sum()) for letter, values in counts.reference_prefixes.items()},
         "invalid": {key: int(values.sum()) for key, values in counts.invalid.items()},
+        EXAMPLES_FIELD: len(counts.lengths),
         SIGNATURE_FIELD: signature,
     }
 
