@@ -6,13 +6,18 @@ resamples against the oracles on the resampled tables; the matrix helper."""
 
 from __future__ import annotations
 
+import itertools
+import json
 import math
 import random
+import warnings
+from pathlib import Path
 from typing import Any
 
 import krippendorff
 import numpy as np
 import pytest
+from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kappa
 
@@ -450,3 +455,237 @@ def test_ratings_from_a_dataframe_take_its_index_and_columns() -> None:
 def test_ratings_from_matrix_rejects_bad_shapes(matrix: Any, given: dict, message: str) -> None:
     with pytest.raises((TypeError, ValueError), match=rf"^agreement: .*{message}"):
         ratings_from_matrix(matrix, **given)
+
+
+# -- correlation-based agreement (dialogue papers) ------------------------------------------------------------------
+
+CORRELATION_COEFFICIENTS = ("pairwise_spearman", "pairwise_pearson", "leave_one_out_spearman",
+                            "leave_one_out_pearson")
+
+
+def _scipy_correlation(kind: str, first: list[float], second: list[float]) -> float:
+    """scipy's coefficient, NaN where it is undefined (fewer than 2 values or a constant side)."""
+    if len(first) < 2 or len(set(first)) < 2 or len(set(second)) < 2:
+        return math.nan
+    function = stats.spearmanr if kind == "spearman" else stats.pearsonr
+    return float(function(first, second).statistic)
+
+
+def correlation_oracle(data: list[list[Any]], name: str) -> tuple[float, int]:
+    """(the coefficient, the pairs or annotators it averages) of annotators x units data, written plainly: every pair
+    of annotators over the units both coded (scipy), or every annotator against the mean of the others on the units
+    it coded that someone else coded too; the mean of the defined correlations."""
+    family, kind = name.rsplit("_", 1)
+    values = []
+    if family == "pairwise":
+        for first, second in itertools.combinations(range(len(data)), 2):
+            shared = [unit for unit in range(len(data[0])) if data[first][unit] is not None
+                      and data[second][unit] is not None]
+            values.append(_scipy_correlation(kind, [data[first][u] for u in shared], [data[second][u] for u in shared]))
+    else:
+        for annotator in range(len(data)):
+            own, others = [], []
+            for unit in range(len(data[0])):
+                rest = [data[other][unit] for other in range(len(data)) if other != annotator
+                        and data[other][unit] is not None]
+                if data[annotator][unit] is not None and rest:
+                    own.append(data[annotator][unit])
+                    others.append(math.fsum(rest) / len(rest))  # the mean, correctly rounded
+            values.append(_scipy_correlation(kind, own, others))
+    defined = [value for value in values if not math.isnan(value)]
+    return (float(np.mean(defined)) if defined else math.nan), len(defined)
+
+
+def numeric_tables(seed: int, count: int) -> list[list[list[Any]]]:
+    """Annotators x units tables of numeric labels (None: not coded), 2 to 6 annotators."""
+    rng = random.Random(seed)
+    tables = []
+    while len(tables) < count:
+        pool = value_pool(rng)
+        if isinstance(pool[0], str):
+            continue
+        missing = rng.choice((0.0, 0.2, 0.5))
+        units = rng.randint(2, 40)
+        grades = [rng.choice(pool) for _ in range(units)]
+        agree = rng.random()
+        tables.append([[None if rng.random() < missing else grade if rng.random() < agree else rng.choice(pool)
+                        for grade in grades] for _ in range(rng.randint(2, 6))])
+    return tables
+
+
+@pytest.mark.parametrize(("seed", "count"), default_and_slow((21, 600), (22, 5000)))
+def test_correlation_agreement_matches_scipy(seed: int, count: int) -> None:
+    """Every coefficient against scipy's pearsonr/spearmanr per pair (or annotator), on generated tables; the
+    counts of pairs (annotators) kept; undefined tables are the documented error."""
+    pairs: dict[str, list[tuple[float, float]]] = {name: [] for name in CORRELATION_COEFFICIENTS}
+    errors = 0
+    for data in numeric_tables(seed, count):
+        ratings = ratings_from_matrix(np.asarray(data, dtype=object).T)
+        for name in CORRELATION_COEFFICIENTS:
+            expected, kept = correlation_oracle(data, name)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = score(ratings, coefficients=name)
+            except ValueError as error:
+                assert math.isnan(expected), (name, data)
+                assert "is undefined" in str(error) or "no item of `items` has two" in str(error)
+                errors += 1
+                continue
+            assert not math.isnan(expected), (name, data)
+            count_key = "num_correlated_pairs" if name.startswith("pairwise") else "num_correlated_annotators"
+            assert result[count_key] == kept
+            pairs[name].append((result[name], expected))
+    for name, compared in pairs.items():
+        mismatches, largest = compare(compared)
+        print(f"{name}: {len(compared)} tables, largest difference {largest:.3g}")
+        assert mismatches == 0 and len(compared) > count // 2, (name, mismatches, largest)
+    assert errors > 0
+
+
+def test_correlation_agreement_by_hand() -> None:
+    """Three annotators, four items: a and b agree in order (rho 1), c reverses b on two items."""
+    data = [[1, 2, 3, 4], [1, 2, 3, 5], [2, 1, 4, 3]]
+    ratings = ratings_from_matrix(np.asarray(data, dtype=object).T, annotators=["a", "b", "c"])
+    result = score(ratings, coefficients=list(CORRELATION_COEFFICIENTS))
+    # rho(a, b) = 1; rho(a, c) = rho(b, c) = 1 - 6 * (1 + 1 + 1 + 1) / (4 * 15) = 0.6
+    assert result["pairwise_spearman"] == pytest.approx((1 + 0.6 + 0.6) / 3, abs=1e-15)
+    # leave-one-out, a against the means of b and c (1.5, 1.5, 3.5, 4): ranks 1.5, 1.5, 3, 4
+    expected = float(stats.spearmanr([1, 2, 3, 4], [1.5, 1.5, 3.5, 4]).statistic)
+    assert expected == pytest.approx(0.9486832980505138, abs=1e-15)
+    own = [stats.spearmanr(data[k], np.mean([data[j] for j in range(3) if j != k], axis=0)).statistic for k in range(3)]
+    assert result["leave_one_out_spearman"] == pytest.approx(float(np.mean(own)), abs=1e-15)
+    assert result["num_correlated_pairs"] == 3 and result["num_correlated_annotators"] == 3
+    pearson = [stats.pearsonr(data[i], data[j]).statistic for i, j in ((0, 1), (0, 2), (1, 2))]
+    assert result["pairwise_pearson"] == pytest.approx(float(np.mean(pearson)), abs=1e-15)
+
+
+def test_spearman_of_ordered_words_and_pearson_needs_numbers() -> None:
+    order = ["bad", "ok", "good"]
+    data = [["bad", "ok", "good", "good"], ["bad", "good", "ok", "good"]]
+    ratings = ratings_from_matrix(np.asarray(data, dtype=object).T)
+    result = score(ratings, coefficients="pairwise_spearman", value_domain=order)
+    assert result["pairwise_spearman"] == pytest.approx(float(stats.spearmanr([0, 1, 2, 2], [0, 2, 1, 2]).statistic),
+                                                        abs=1e-15)
+    with pytest.raises(ValueError, match=r"^agreement: mean pairwise Spearman needs the order of the labels"):
+        score(ratings, coefficients="pairwise_spearman")
+    with pytest.raises(TypeError, match=r"^agreement: leave-one-out Pearson needs numeric `labels`"):
+        score(ratings, coefficients="leave_one_out_pearson", value_domain=order)
+
+
+def test_undefined_correlations_are_left_out_or_an_error() -> None:
+    # c rates every item alike: pairs with c and c's leave-one-out correlation are undefined, left out with a warning
+    data = [[1, 2, 3], [1, 3, 2], [2, 2, 2]]
+    ratings = ratings_from_matrix(np.asarray(data, dtype=object).T, annotators=["a", "b", "c"])
+    with pytest.warns(UserWarning, match=r"mean pairwise Spearman: 2 annotator pair\(s\) \('a'-'c', 'b'-'c'\) have "
+                                         r"constant labels"):
+        result = score(ratings, coefficients="pairwise_spearman")
+    assert result["pairwise_spearman"] == pytest.approx(0.5, abs=1e-15) and result["num_correlated_pairs"] == 1
+    # no two annotators share two items: undefined, an error naming the inputs
+    sparse = {"items": ["x", "x", "y", "y"], "annotators": ["a", "b", "a", "c"], "labels": [1, 2, 2, 3]}
+    with pytest.raises(ValueError, match=r"^agreement: mean pairwise Pearson is undefined: it needs two annotators who "
+                                         r"rated two or more items in common"):
+        score(sparse, coefficients="pairwise_pearson")
+
+
+def test_correlation_resamples_are_the_coefficients_of_the_resampled_items() -> None:
+    """Each bootstrap resample's value is the oracle's on the table holding each item as often as it is drawn (a
+    twice-drawn item's ratings tie with themselves, as in scipy on that table)."""
+    compared = 0
+    for data in numeric_tables(31, 25):
+        for name in CORRELATION_COEFFICIENTS:
+            try:
+                statistics = statistics_of(data, name)
+            except ValueError:
+                continue
+            resamples = resampled_tables(data, seed=8, samples=6)
+            ours = list(statistics.resampled_scores(np.array([draws for draws, _ in resamples])))
+            for value, (_, table) in zip(ours, resamples, strict=True):
+                expected, _ = correlation_oracle(table, name)
+                if math.isnan(expected):
+                    assert math.isnan(value)
+                else:
+                    assert value == pytest.approx(expected, abs=TOLERANCE)
+                    compared += 1
+    assert compared > 300
+
+
+def test_correlation_intervals_are_seeded_and_hold_the_estimate() -> None:
+    data = numeric_tables(41, 1)[0]
+    ratings = ratings_from_matrix(np.asarray(data, dtype=object).T)
+    given = {"coefficients": list(CORRELATION_COEFFICIENTS), "confidence": True, "n_bootstrap": 200, "seed": 9}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = score(ratings, **given)
+        assert first == score(ratings, **given)
+        assert first != score(ratings, **{**given, "seed": 10})
+    for name in CORRELATION_COEFFICIENTS:
+        assert first[f"{name}_low"] <= first[name] <= first[f"{name}_high"], name
+
+
+# -- USR's inter-annotator agreement (Mehri & Eskenazi 2020, Table 1) ----------------------------------------------
+
+USR_QUALITIES = ("Understandable", "Natural", "Maintains Context", "Engaging", "Uses Knowledge", "Overall")
+USR_FILES = {"Topical-Chat": "usr_topical_chat.json", "PersonaChat": "usr_percona_chat.json"}
+
+
+def usr_ratings(shared_data: Path, corpus: str, quality: str, by: str) -> dict[str, list[Any]]:
+    """The (item, annotator, label) rows of one quality: every response an item, its three ratings by rating
+    position (``by="position"``: 1, 2, 3 in the file's order) or by annotator id (``"annotator"``)."""
+    with open(shared_data / "usr" / USR_FILES[corpus], encoding="utf-8") as handle:
+        contexts = json.load(handle)
+    rows: dict[str, list[Any]] = {"items": [], "annotators": [], "labels": []}
+    for index, context in enumerate(contexts):
+        for number, response in enumerate(context["responses"]):
+            for position, (annotator, label) in enumerate(zip(context["annotators"], response[quality], strict=True)):
+                rows["items"].append(f"{index}/{number}")
+                rows["annotators"].append(position + 1 if by == "position" else annotator)
+                rows["labels"].append(label)
+    return rows
+
+
+def position_columns(rows: dict[str, list[Any]]) -> dict[int, list[int]]:
+    """Each rating position's labels over every response (the items in file order)."""
+    columns: dict[int, list[int]] = {}
+    for position, label in zip(rows["annotators"], rows["labels"], strict=True):
+        columns.setdefault(position, []).append(label)
+    return columns
+
+
+@pytest.mark.parametrize("corpus", list(USR_FILES))
+def test_usr_table_1_is_the_mean_pairwise_spearman_of_rating_positions(shared_data: Path, corpus: str) -> None:
+    """USR's Table 1, as the card computes it: the mean over the three pairs of rating positions of Spearman's rho
+    over every response of the corpus (flat: 360 or 300 responses, not per context), equal to scipy's on the same
+    columns, for all six qualities (the card gives the values; the paper's PDF could not be opened here)."""
+    for quality in USR_QUALITIES:
+        rows = usr_ratings(shared_data, corpus, quality, "position")
+        result = score(rows, coefficients=["pairwise_spearman", "pairwise_pearson"])
+        assert result["num_correlated_pairs"] == 3 and result["num_items"] == {"Topical-Chat": 360,
+                                                                                 "PersonaChat": 300}[corpus]
+        columns = position_columns(rows)
+        for kind in ("spearman", "pearson"):
+            oracle = np.mean([_scipy_correlation(kind, columns[first], columns[second])
+                              for first, second in itertools.combinations(sorted(columns), 2)])
+            assert abs(result[f"pairwise_{kind}"] - oracle) <= 1e-12, (corpus, quality, kind)
+
+
+def test_usr_table_1_readings_differ(shared_data: Path) -> None:
+    """The other readings of "inter-annotator agreement" give other numbers on Topical-Chat's Overall: pairs of
+    annotator ids (sm, me, er, fl, yf; ten pairs over the items both rated), leave-one-out, mean pairwise Pearson, and
+    Spearman per context averaged over the 60 contexts (each computed with scipy here) all differ from the mean
+    pairwise Spearman of rating positions by more than a rounding of the fourth decimal."""
+    positions = usr_ratings(shared_data, "Topical-Chat", "Overall", "position")
+    table = score(positions, coefficients="pairwise_spearman")["pairwise_spearman"]
+    by_id = score(usr_ratings(shared_data, "Topical-Chat", "Overall", "annotator"), coefficients="pairwise_spearman")
+    others = score(positions, coefficients=["leave_one_out_spearman", "pairwise_pearson"])
+    assert by_id["num_correlated_pairs"] == 10
+    by_context: dict[str, dict[int, list[float]]] = {}
+    for item, position, label in zip(*positions.values(), strict=True):
+        by_context.setdefault(item.split("/")[0], {}).setdefault(position, []).append(label)
+    per_context = []
+    for columns in by_context.values():
+        for first, second in itertools.combinations(sorted(columns), 2):
+            per_context.append(_scipy_correlation("spearman", columns[first], columns[second]))
+    for reading in (by_id["pairwise_spearman"], others["leave_one_out_spearman"], others["pairwise_pearson"],
+                    float(np.nanmean(per_context))):
+        assert abs(reading - table) > 0.005, reading

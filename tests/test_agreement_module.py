@@ -56,6 +56,8 @@ CASES = [
     (False, {"level_of_measurement": "interval", "confidence": True, "n_bootstrap": 60}),
     (True, {"coefficients": ["cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "percent_agreement"],
             "weights": "quadratic", "confidence": True, "n_bootstrap": 60}),
+    (False, {"coefficients": ["pairwise_spearman", "pairwise_pearson", "leave_one_out_spearman",
+                              "leave_one_out_pearson"], "confidence": True, "n_bootstrap": 60}),
 ]
 
 

@@ -19,7 +19,7 @@ from scipy import stats
 from metrics._core import core_meta_pairs as pairs
 from metrics._core.core_correlation import UndefinedCorrelationWarning
 from metrics._core.core_meta_correlations import williams_test
-from metrics._core.core_meta_evaluation import meta_evaluation_of_table
+from metrics._core.core_meta_evaluation import meta_evaluation_of_table, table_from_columns
 from metrics._core.core_meta_options import MetaEvaluationOptions
 from metrics._core.core_meta_table import ScoreTable
 
@@ -380,3 +380,215 @@ def test_bad_tables_are_errors() -> None:
         table = ScoreTable.build(METRIC, systems, items, {"predictions": [1.0, 2.0, 3.0], "references": [3.0, 1.0, 2.0],
                                                           "other_metrics/x": [1.0, 3.0, 2.0]})
         meta_evaluation_of_table(METRIC, table, options(other_metrics={"x": [1.0, 3.0, 2.0]}))
+
+
+# -- turn level (flat Pearson and Spearman), several human qualities -------------------------------------------------
+
+
+def turn_oracle(metric: list[float], human: list[float]) -> dict[str, float]:
+    """scipy.stats.pearsonr(human, metric) and spearmanr(human, metric), with the module's documented values where
+    scipy has none (a constant side: 0.0, p-value 1.0; Spearman's p-value of two rows: 1.0)."""
+    if len(set(metric)) < 2 or len(set(human)) < 2:
+        return {"turn/pearson": 0.0, "turn/pearson_pvalue": 1.0, "turn/spearman": 0.0, "turn/spearman_pvalue": 1.0}
+    pearson = _quiet(stats.pearsonr, human, metric)
+    spearman = _quiet(stats.spearmanr, human, metric)
+    return {"turn/pearson": float(pearson.statistic), "turn/pearson_pvalue": float(pearson.pvalue),
+            "turn/spearman": float(spearman.statistic),
+            "turn/spearman_pvalue": 1.0 if len(metric) == 2 else float(spearman.pvalue)}
+
+
+def turn_parity(seed: int, tables: int) -> dict[str, Any]:
+    rng = random.Random(seed)
+    counts: dict[str, Any] = {"tables": 0, "comparisons": 0, "bit-identical in canonical order": 0,
+                              "largest difference": 0.0}
+    for _ in range(tables):
+        rows = random_table(rng)
+        if len(rows) < 2:
+            continue
+        ours = score(rows, level="turn")
+        given_order = turn_oracle([r[2] for r in rows], [r[3] for r in rows])
+        canonical = sorted(rows, key=lambda row: (row[0], row[1]))  # the table's (system, item) order
+        sorted_order = turn_oracle([r[2] for r in canonical], [r[3] for r in canonical])
+        for key, value in given_order.items():
+            difference = abs(ours[key] - value)
+            assert difference <= TOLERANCE, (key, ours[key], value, rows)
+            counts["largest difference"] = max(counts["largest difference"], difference)
+            counts["comparisons"] += 1
+            counts["bit-identical in canonical order"] += int(ours[key] == sorted_order[key])
+        counts["tables"] += 1
+    return counts
+
+
+def test_turn_level_equals_scipy_on_generated_tables() -> None:
+    counts = turn_parity(seed=29, tables=400)
+    print(counts)
+    assert counts["tables"] > 350
+    # the module correlates the rows in (system, item) order: scipy on that order gives the same bits
+    assert counts["bit-identical in canonical order"] == counts["comparisons"], counts
+
+
+@pytest.mark.slow
+def test_turn_level_equals_scipy_on_many_generated_tables() -> None:
+    counts = turn_parity(seed=2029, tables=10_000)
+    print(counts)
+    assert counts["bit-identical in canonical order"] == counts["comparisons"], counts
+
+
+def table_with_qualities(seed: int) -> tuple[list[tuple[str, str, float, float]], dict[str, list[float]],
+                                             dict[str, list[float]]]:
+    """Rows (system, item, metric, references), two more human qualities of the same rows, another metric."""
+    rng = random.Random(seed)
+    rows, natural, engaging, other = [], [], [], []
+    for system in range(5):
+        for item in range(12):
+            if rng.random() < 0.15:
+                continue
+            quality = rng.gauss(system, 2)
+            rows.append((f"sys{system}", f"ctx{item}", quality + rng.gauss(0, 1), float(round(quality))))
+            natural.append(float(rng.randint(1, 3)))
+            engaging.append(round(quality + rng.gauss(0, 1), 1))
+            other.append(quality + rng.gauss(0, 3))
+    return rows, {"Natural": natural, "Engaging": engaging}, {"chrf": other}
+
+
+def score_with(rows: list[tuple[str, str, float, float]], extra: dict[str, list[float]], **given: Any) -> dict:
+    """Our result for rows with other score columns (``other_metrics/<name>``, ``qualities/<name>``)."""
+    systems, items, metric, human = (list(column) for column in zip(*rows, strict=True))
+    table = ScoreTable.build(METRIC, systems, items, {"predictions": metric, **{
+        f"other_metrics/{name}": values for name, values in given.get("other_metrics", {}).items()},
+        "references": human, **{f"qualities/{name}": values for name, values in extra.items()}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedCorrelationWarning)
+        return meta_evaluation_of_table(METRIC, table, options(qualities=extra or None, **given))
+
+
+@pytest.mark.parametrize("given", [{"level": ["system", "segment", "turn"]},
+                                   {"level": "turn", "confidence": True, "n_bootstrap": 50},
+                                   {"level": ["turn", "system"], "grouping": "none", "confidence": True,
+                                    "n_bootstrap": 30}])
+def test_several_qualities_equal_one_call_per_quality(given: dict) -> None:
+    """Every quality's keys (``<quality>/...``, ``<metric>/<quality>/...``) are, bit for bit, the result of a call
+    with that quality as `references`; the references' keys are the plain call's."""
+    rows, qualities, others = table_with_qualities(3)
+    both = score_with(rows, qualities, other_metrics=others, **given)
+    alone = score_with(rows, {}, other_metrics=others, **given)
+    assert {key: both[key] for key in alone} == alone
+    for name, human in qualities.items():
+        swapped = [(system, item, metric, value) for (system, item, metric, _), value in zip(rows, human, strict=True)]
+        separate = score_with(swapped, {}, other_metrics=others, **given)
+        for key, value in separate.items():
+            if key.startswith("num_"):
+                continue
+            prefixed = f"chrf/{name}/{key[5:]}" if key.startswith("chrf/") else f"{name}/{key}"
+            assert both[prefixed] == value, (prefixed, both[prefixed], value)
+    assert "Natural/turn/spearman" in both and "chrf/Engaging/turn/pearson" in both
+
+
+def test_turn_level_bootstrap_resamples_items() -> None:
+    """Turn-level intervals: items drawn with numpy's default_rng(seed).choice (sacreBLEU's draw), every row of a
+    drawn item taken as often as it is drawn, scipy's pearsonr/spearmanr on the rows, sacreBLEU's percentile rule."""
+    rows, _, _ = table_with_qualities(4)
+    n_bootstrap, seed = 80, 11
+    result = score(rows, level="turn", confidence=True, n_bootstrap=n_bootstrap, seed=seed)
+    items = sorted({item for _, item, _, _ in rows})
+    draws = np.random.default_rng(seed).choice(len(items), size=(n_bootstrap, len(items)), replace=True)
+    resampled: dict[str, list[float]] = defaultdict(list)
+    for draw in draws:
+        sample = [row for index in draw for row in rows if row[1] == items[index]]
+        for key, value in turn_oracle([r[2] for r in sample], [r[3] for r in sample]).items():
+            resampled[key].append(value)
+    for key in ("turn/pearson", "turn/spearman"):
+        ordered = sorted(resampled[key])
+        drop = int(n_bootstrap * 0.025)
+        assert abs(result[f"{key}_low"] - ordered[drop]) <= TOLERANCE, key
+        assert abs(result[f"{key}_high"] - ordered[-1 - drop]) <= TOLERANCE, key
+        assert result[f"{key}_low"] <= result[key] <= result[f"{key}_high"]
+    assert "turn/pearson_pvalue_low" not in result
+    assert score(rows, level="turn", confidence=True, n_bootstrap=n_bootstrap, seed=seed) == result
+
+
+def test_levels_and_the_default_result() -> None:
+    rows, _, _ = table_with_qualities(5)
+    default = score(rows)
+    assert score(rows, level="both") == default == score(rows, level=["segment", "system"])
+    assert not any(key.startswith("turn/") for key in default)
+    turn = score(rows, level=["turn"])
+    assert set(turn) == {"num_systems", "num_items", "num_segments", "turn/pearson", "turn/pearson_pvalue",
+                         "turn/spearman", "turn/spearman_pvalue"}
+    everything = score(rows, level=["turn", "segment", "system"])
+    assert {key: everything[key] for key in default} == default
+    assert {key: everything[key] for key in turn} == turn
+    single = [(f"sys{index}", "ctx", float(index), float(index % 3)) for index in range(4)]
+    assert score(single, level="turn")["turn/spearman"] == pytest.approx(
+        float(stats.spearmanr([r[3] for r in single], [r[2] for r in single]).statistic), abs=1e-15)
+    one_system = [("sys", f"ctx{index}", float(index), float(index % 3)) for index in range(4)]
+    assert score(one_system, level="turn")["num_systems"] == 1  # no system-level check at turn level
+
+
+def test_turn_level_errors_and_undefined_values() -> None:
+    with pytest.raises(ValueError, match=r"turn-level correlation needs at least 2 rows, got 1"):
+        score([("A", "s1", 0.5, 3.0)], level="turn")
+    with pytest.warns(UndefinedCorrelationWarning, match=r"turn level: every row has the same human score"):
+        result = score([("A", "s1", 0.5, 3.0), ("B", "s1", 0.7, 3.0)], quiet=False, level="turn")
+    assert result["turn/pearson"] == 0.0 and result["turn/pearson_pvalue"] == 1.0
+    two = score([("A", "s1", 0.5, 2.0), ("B", "s1", 0.7, 3.0)], level="turn")
+    assert two["turn/pearson"] == 1.0  # scipy's exact value for two rows
+    # 0.9999999999999999, as scipy's
+    assert two["turn/spearman"] == float(stats.spearmanr([2.0, 3.0], [0.5, 0.7]).statistic)
+    assert two["turn/pearson_pvalue"] == two["turn/spearman_pvalue"] == 1.0  # scipy's Pearson value for n = 2
+    for level, message in (("turns", r"unknown `level` 'turns'"), ([], r"`level` is an empty list"),
+                           (["turn", "items"], r"unknown `level\[1\]` 'items'")):
+        with pytest.raises(ValueError, match=message):
+            options(level=level)
+    with pytest.raises(TypeError, match=r"`level` must be a level name"):
+        options(level=3)
+    with pytest.raises(ValueError, match=r"'bleu' names both one of `other_metrics` and one of `qualities`"):
+        options(other_metrics={"bleu": [1.0]}, qualities={"bleu": [1.0]})
+    for name in ("turn", "a/b"):
+        with pytest.raises(ValueError, match=r"`qualities` key .* cannot name a quality"):
+            options(qualities={name: [1.0]})
+    with pytest.raises(TypeError, match=r"`qualities` must be a mapping"):
+        options(qualities=[1.0, 2.0])
+
+
+# -- the USR annotations: one annotator against the mean of the others ------------------------------------------------
+
+USR_QUALITIES = ("Understandable", "Natural", "Maintains Context", "Engaging", "Uses Knowledge", "Overall")
+
+
+@pytest.mark.parametrize("corpus", ["usr_topical_chat.json", "usr_percona_chat.json"])
+def test_usr_one_annotator_against_the_mean_of_the_others(shared_data, corpus: str) -> None:
+    """Every response of the USR release is a row (its model the system, its context the item): the first rating
+    position's Overall as `predictions`, the mean of the other two positions' ratings of each quality as the human
+    scores (Overall as `references`, the other five as `qualities`), one call for all six; every turn-level value
+    equals scipy's on the rows in file order (1e-12), system-level Spearman too, and the item bootstrap is seeded."""
+    import json
+
+    with open(shared_data / "usr" / corpus, encoding="utf-8") as handle:
+        contexts = json.load(handle)
+    responses = [(response["model"], str(index), response) for index, context in enumerate(contexts)
+                 for response in context["responses"]]
+    first = [float(response["Overall"][0]) for _, _, response in responses]
+    others = {quality: [float(np.mean(response[quality][1:])) for _, _, response in responses]
+              for quality in USR_QUALITIES}
+    columns = {"predictions": first, "references": others["Overall"], "systems": [m for m, _, _ in responses],
+               "items": [i for _, i, _ in responses]}
+    qualities = {quality: values for quality, values in others.items() if quality != "Overall"}
+    given = {"level": ["turn", "system"], "qualities": qualities, "confidence": True, "n_bootstrap": 200}
+    opts = options(**given)
+    result = meta_evaluation_of_table(METRIC, table_from_columns(METRIC, columns, opts), opts)
+    assert result["num_segments"] == len(responses) and result["num_items"] == 60
+    for quality, human in others.items():
+        prefix = "" if quality == "Overall" else f"{quality}/"
+        for key, value in turn_oracle(first, human).items():
+            assert abs(result[prefix + key] - value) <= TOLERANCE, (quality, key, result[prefix + key], value)
+        models = sorted({m for m, _, _ in responses})
+        means = [[float(np.mean([v for (m, _, _), v in zip(responses, values, strict=True) if m == model]))
+                  for model in models] for values in (first, human)]
+        assert result[prefix + "system/spearman"] == pytest.approx(
+            float(stats.spearmanr(means[1], means[0]).statistic), abs=TOLERANCE)
+        assert result[prefix + "turn/pearson_low"] <= result[prefix + "turn/pearson"] <= result[
+            prefix + "turn/pearson_high"]
+    assert result["turn/spearman"] > 0.5  # an annotator agrees with the others on Overall
+    again = meta_evaluation_of_table(METRIC, table_from_columns(METRIC, columns, opts), opts)
+    assert again == result

@@ -132,3 +132,32 @@ def test_two_systems_and_constant_scores(meta) -> None:
     assert {type(warning.message).__name__ for warning in caught} == {UndefinedCorrelationWarning.__name__}
     assert result["system/pearson"] == 0.0 and result["segment/kendall_b"] == 0.0
     assert result["segment/pairwise_accuracy"] == 0.0 and result["segment/kendall_like"] == -1.0
+
+
+def test_several_qualities_and_turn_level_merge_across_shards(meta) -> None:
+    """Turn-level correlations with several human qualities from per-row statistics of shards (each shard's
+    qualities given with it) equal the one-shot result, intervals included; statistics without the qualities (or with
+    other ones) do not merge with them."""
+    table = rows(8)
+    size = len(table["predictions"])
+    rng = random.Random(9)
+    natural = [float(rng.randint(1, 3)) for _ in range(size)]
+    engaging = [value / 20 + rng.gauss(0, 1) for value in table["references"]]
+    given = {"level": ["turn", "system"], "confidence": True, "n_bootstrap": 20}
+    qualities = {"Natural": natural, "Engaging": engaging}
+    expected = meta.compute(**inputs(table), qualities=qualities, **given)
+    assert {"turn/pearson", "Natural/turn/spearman", "Engaging/system/pearson", "Engaging/turn/pearson_low"} <= set(
+        expected)
+    shards = []
+    for start in range(0, size, 40):
+        part = {name: values[start:start + 40] for name, values in inputs(table).items()}
+        sliced = {name: values[start:start + 40] for name, values in qualities.items()}
+        shards.append(meta.reduce_stats(meta.example_stats(**part, qualities=sliced, **given), qualities=sliced,
+                                        **given))
+    assert meta.compute_from_stats(shards[::-1], qualities=qualities, **given) == expected
+    plain = meta.compute(**inputs(table), **given)
+    assert {key: expected[key] for key in plain} == plain
+    with pytest.raises(ValueError, match="qualities:Natural,Engaging"):
+        meta.compute_from_stats(shards, **given)
+    with pytest.raises(ValueError, match=r"`qualities\['Natural'\]` has 3 scores but there are \d+ rows"):
+        meta.compute(**inputs(table), qualities={"Natural": [1.0, 2.0, 3.0]}, level="turn")

@@ -10,7 +10,9 @@ the shared core's draws (``core_resample.bootstrap_weights``, sacreBLEU's) and i
 Cohen's kappa needs exactly two annotators, each rating every item; Fleiss' kappa the same number of ratings on
 every item; alpha and percentage agreement ignore items with one rating (nothing to pair) and need at least one
 item with two. A coefficient whose chance agreement is already perfect (every rating it counts has one label) is
-0/0: an error for the corpus, a resample left out of the interval (with a warning) in the bootstrap.
+0/0: an error for the corpus, a resample left out of the interval (with a warning) in the bootstrap. The
+correlation-based coefficients (:mod:`core_agreement_correlation`) need numeric labels (Pearson) or ordered ones
+(Spearman) and at least one annotator pair, or annotator, whose correlation is defined.
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from .core_agreement_coefficients import ItemStatistics, cohen_kappa, fleiss_kappa, krippendorff_alpha
 from .core_agreement_coefficients import percent_agreement
+from .core_agreement_correlation import CORRELATIONS, COUNTS, CorrelationAgreement, correlation_agreement
 from .core_agreement_options import AgreementOptions
 from .core_agreement_table import RatingTable, rating_table
 from .core_checks import warn_caller
@@ -32,7 +36,9 @@ from .core_stats import EXAMPLES_FIELD, SIGNATURE_FIELD, StatField, StatsSchema
 
 RATINGS = "ratings"
 NAMES = {"krippendorff_alpha": "Krippendorff's alpha", "fleiss_kappa": "Fleiss' kappa",
-         "cohen_kappa": "Cohen's kappa", "percent_agreement": "percentage agreement"}
+         "cohen_kappa": "Cohen's kappa", "percent_agreement": "percentage agreement",
+         "pairwise_spearman": "mean pairwise Spearman", "pairwise_pearson": "mean pairwise Pearson",
+         "leave_one_out_spearman": "leave-one-out Spearman", "leave_one_out_pearson": "leave-one-out Pearson"}
 
 
 def agreement_schema(metric: str) -> StatsSchema:
@@ -111,29 +117,70 @@ def _percent(metric: str, table: RatingTable, options: AgreementOptions) -> Item
     return percent_agreement(table)
 
 
-STATISTICS: dict[str, Callable[[str, RatingTable, AgreementOptions], ItemStatistics]] = {
+def _correlation_numbers(metric: str, table: RatingTable, name: str) -> np.ndarray:
+    """The labels as numbers for a correlation: their values (Pearson needs numeric labels), or for Spearman of
+    string labels in a given order, their positions in ``value_domain``."""
+    kind = CORRELATIONS[name][1]
+    if table.numeric:
+        return np.asarray(table.values, dtype=np.float64)
+    if kind == "pearson":
+        raise TypeError(f"{metric}: {NAMES[name]} needs numeric `labels`, got strings such as {table.values[0]!r:.40}; "
+                        f"use a Spearman coefficient with `value_domain` (the labels in order), or numbers")
+    _needs_order(metric, table, NAMES[name])
+    return np.arange(len(table.values), dtype=np.float64)
+
+
+def _correlation(metric: str, table: RatingTable, options: AgreementOptions, name: str) -> CorrelationAgreement:
+    """A correlation coefficient's rows, after checking that some pair (or annotator) has a defined correlation; the
+    ones left out for constant labels are named in a warning."""
+    family, kind = CORRELATIONS[name]
+    rows, groups = correlation_agreement(table, _correlation_numbers(metric, table, name), family, kind)
+    values = rows.group_values()
+    sizes = np.bincount(rows.groups, minlength=rows.n_groups)
+    constant = [groups[index] for index in np.flatnonzero(np.isnan(values) & (sizes >= 2))]
+    what = "annotator pair" if family == "pairwise" else "annotator"
+    if np.isnan(values).all():
+        needs = ("two annotators who rated two or more items in common" if family == "pairwise"
+                 else "an annotator who rated two or more items that others rated too")
+        held = f"; {len(constant)} {what}(s) had constant labels" if constant else ""
+        raise ValueError(f"{metric}: {NAMES[name]} is undefined: it needs {needs}, with labels that vary (in "
+                         f"`annotators` and `labels`){held}")
+    if constant:
+        shown = ", ".join("-".join(repr(part) for part in group) for group in constant[:3])
+        more = ", ..." if len(constant) > 3 else ""
+        warn_caller(f"{metric}: {NAMES[name]}: {len(constant)} {what}(s) ({shown}{more}) have constant labels on the "
+                    f"items they share, so their correlation is undefined and left out of the mean")
+    return rows
+
+
+STATISTICS: dict[str, Callable[[str, RatingTable, AgreementOptions], ItemStatistics | CorrelationAgreement]] = {
     "krippendorff_alpha": _alpha, "fleiss_kappa": _fleiss, "cohen_kappa": _cohen, "percent_agreement": _percent,
+    **{name: partial(_correlation, name=name) for name in CORRELATIONS},
 }
 
 
 # -- the result ---------------------------------------------------------------------------------------------------
 
 
-def _interval(metric: str, name: str, statistics: ItemStatistics, options: AgreementOptions) -> tuple[float, float]:
+_UNDEFINED_RESAMPLE = {False: "one label only", True: "no correlation that is defined"}
+
+
+def _interval(metric: str, name: str, statistics: ItemStatistics | CorrelationAgreement,
+              options: AgreementOptions) -> tuple[float, float]:
     """The percentile interval of the coefficient over bootstrap resamples of the items; resamples where it is
-    undefined (one label) are left out, with a warning."""
-    scores = np.array([statistics.score(sums)
-                       for weights in bootstrap_weights(statistics.shape[0], n_samples=options.n_bootstrap,
-                                                        seed=options.seed)
-                       for sums in statistics.resampled_totals(weights)])
+    undefined (one label; no defined correlation) are left out, with a warning."""
+    scores = np.array([score for weights in bootstrap_weights(statistics.size, n_samples=options.n_bootstrap,
+                                                              seed=options.seed)
+                       for score in statistics.resampled_scores(weights)])
     defined = scores[~np.isnan(scores)]
     if not len(defined):
         raise ValueError(f"{metric}: {NAMES[name]} is undefined on every bootstrap resample of the items (each "
-                         f"holds one label only); the corpus is too small for an interval (confidence=False)")
+                         f"holds {_UNDEFINED_RESAMPLE[name in CORRELATIONS]}); the corpus is too small for an interval "
+                         f"(confidence=False)")
     if len(defined) < len(scores):
         warn_caller(f"{metric}: {NAMES[name]} is undefined on {len(scores) - len(defined)} of {len(scores)} "
-                    f"bootstrap resamples (they hold one label only); the interval is of the other "
-                    f"{len(defined)}")
+                    f"bootstrap resamples (they hold {_UNDEFINED_RESAMPLE[name in CORRELATIONS]}); the interval is of "
+                    f"the other {len(defined)}")
     interval = percentile_interval(defined, level=options.confidence_level, seed=options.seed)
     return interval.low, interval.high
 
@@ -147,8 +194,11 @@ def agreement_from_totals(metric: str, totals: Mapping[str, Any], options: Agree
         raise ValueError(f"{metric}: no item of `items` has two or more ratings, so there is no agreement to measure "
                          f"({len(table.items)} items, one rating each)")
     result: dict[str, Any] = {}
+    counts: dict[str, int] = {}
     for name in options.coefficients:
         statistics = STATISTICS[name](metric, table, options)
+        if isinstance(statistics, CorrelationAgreement):
+            counts[COUNTS[CORRELATIONS[name][0]]] = int((~np.isnan(statistics.group_values())).sum())
         value = statistics.value()
         if math.isnan(value):
             labels = sorted({table.values[value] for position in table.pairable()
@@ -160,5 +210,5 @@ def agreement_from_totals(metric: str, totals: Mapping[str, Any], options: Agree
         if options.confidence:
             result[f"{name}_low"], result[f"{name}_high"] = _interval(metric, name, statistics, options)
     result.update(num_items=len(table.items), num_ratings=table.num_ratings, num_annotators=len(table.annotators),
-                  num_unpairable_items=len(table.items) - pairable)
+                  num_unpairable_items=len(table.items) - pairable, **counts)
     return result

@@ -57,6 +57,15 @@ class ItemStatistics:
         """The coefficient of the corpus (NaN where it is undefined)."""
         return self.score(self.totals())
 
+    @property
+    def size(self) -> int:
+        """The number of items (what the bootstrap resamples)."""
+        return self.shape[0]
+
+    def resampled_scores(self, weights: np.ndarray) -> Iterator[float]:
+        """The coefficient for each row of ``weights`` (how often a resample draws each item)."""
+        return (self.score(sums) for sums in self.resampled_totals(weights))
+
     def resampled_totals(self, weights: np.ndarray) -> Iterator[np.ndarray]:
         """Column sums for each row of ``weights`` (how often a resample draws each item), in blocks of bounded
         memory."""
@@ -83,7 +92,7 @@ def _statistics(shape: tuple[int, int], score: Callable[[np.ndarray], float],
     return ItemStatistics(np.concatenate(rows), np.concatenate(columns), np.concatenate(values), shape, score)
 
 
-def _pairs_within_items(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def pairs_within_items(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(left, right) positions of every pair of entries of one item, left < right, for entries sorted by row."""
     size = len(rows)
     ends = np.searchsorted(rows, rows, side="right")
@@ -166,7 +175,7 @@ def krippendorff_alpha(table: RatingTable, level: str) -> ItemStatistics:
     positions = table.pairable()
     rows, values, counts, sizes = table.value_counts(positions)
     width = len(table.values)
-    left, right = _pairs_within_items(rows)
+    left, right = pairs_within_items(rows)
     coincidences = counts[left] * counts[right] / (sizes[rows[left]] - 1)
     marginals = (rows, values, counts)
     if level == "ordinal":

@@ -8,6 +8,12 @@ Segment level: Kendall's tau-b and tau-c and pairwise accuracy within groups (an
 or every row as one group), averaged over groups (a plain mean; groups where the value is undefined are left
 out and counted); WMT's Kendall-like tau on relative-ranking pairs of the same item, pooled over items.
 
+Turn level (dialogue papers' name for it): Pearson's r and Spearman's rho of every row's metric score against its
+human score, flat (no grouping), with scipy's arithmetic and p-values (``core_correlation``), on the rows in the
+table's canonical order.
+
+Every function takes the human column it correlates with (``references``, or another human quality's column).
+
 Undefined values (a constant side) are 0.0 with an :class:`UndefinedCorrelationWarning` (p-value 1.0), as in the
 pearsonr and spearmanr modules, where scipy returns NaN.
 """
@@ -25,6 +31,7 @@ from .core_checks import warn_caller
 from .core_correlation import (
     PearsonrOptions, SpearmanrOptions, UndefinedCorrelationWarning, pearsonr_score, spearmanr_score,
 )
+from .core_meta_options import QUALITY_PREFIX
 from .core_meta_pairs import darr_counts, kendall_tau_b, kendall_tau_c, pair_counts, pairwise_accuracy
 from .core_meta_table import HUMAN, ScoreTable, SystemScores
 
@@ -41,6 +48,13 @@ class _Spearman(SpearmanrOptions):
 
 _PEARSON = _Pearson(return_pvalue=True)
 _SPEARMAN = _Spearman(return_pvalue=True)
+_PEARSON_ONLY = _Pearson(return_pvalue=False)
+_SPEARMAN_ONLY = _Spearman(return_pvalue=False)
+
+
+def human_name(column: str) -> str:
+    """How messages name a human column: ``human score`` for the references, ``human score (<quality>)`` else."""
+    return "human score" if column == HUMAN else f"human score ({column.removeprefix(QUALITY_PREFIX)})"
 
 
 def undefined(metric: str, what: str) -> None:
@@ -77,10 +91,11 @@ def check_system_count(metric: str, scores: SystemScores) -> None:
                          f"`systems`; use level='segment' for one system")
 
 
-def system_level(metric: str, scores: SystemScores, column: str, *, resample: bool = False) -> dict[str, Any]:
-    """System-level correlations of metric ``column`` with the human scores (``system/...`` keys); a bootstrap
-    resample (``resample``) gets no p-values, and 0.0 where fewer than 2 systems remain."""
-    human, means = scores.means[HUMAN], scores.means[column]
+def system_level(metric: str, scores: SystemScores, column: str, human_column: str = HUMAN, *,
+                 resample: bool = False) -> dict[str, Any]:
+    """System-level correlations of metric ``column`` with the human scores of ``human_column`` (``system/...``
+    keys); a bootstrap resample (``resample``) gets no p-values, and 0.0 where fewer than 2 systems remain."""
+    human, means = scores.means[human_column], scores.means[column]
     if len(human) < 2:  # only in a resample: check_system_count rejects fewer than 2 systems
         return {"system/pearson": 0.0, "system/spearman": 0.0, "system/kendall": 0.0, "system/pairwise_accuracy": 0.0}
     pearson, pearson_p, spearman, spearman_p, constant = _scipy_pair(human, means)
@@ -90,7 +105,7 @@ def system_level(metric: str, scores: SystemScores, column: str, *, resample: bo
               "system/pairwise_accuracy": float(pairwise_accuracy(counts)[0])}
     if not resample:
         if constant:
-            side = "human score" if np.all(human == human[0]) else f"metric score ({column})"
+            side = human_name(human_column) if np.all(human == human[0]) else f"metric score ({column})"
             undefined(metric, f"system level: every system has the same mean {side}, so the correlations are "
                               f"undefined (p-values 1.0)")
         result.update({"system/pearson_pvalue": pearson_p, "system/spearman_pvalue": spearman_p,
@@ -134,9 +149,9 @@ class GroupValues:
     accuracy: np.ndarray
 
     @classmethod
-    def of(cls, table: ScoreTable, column: str, grouping: str) -> GroupValues:
+    def of(cls, table: ScoreTable, column: str, grouping: str, human_column: str = HUMAN) -> GroupValues:
         groups, n_groups = _groups(table, grouping)
-        counts = pair_counts(groups, n_groups, table.scores[column], table.human)
+        counts = pair_counts(groups, n_groups, table.scores[column], table.scores[human_column])
         return cls(kendall_tau_b(counts), kendall_tau_c(counts), pairwise_accuracy(counts))
 
     def averaged(self, weights: np.ndarray | None = None) -> dict[str, float]:
@@ -154,8 +169,9 @@ class RelativeRankingPairs:
     discordant: np.ndarray
 
     @classmethod
-    def of(cls, table: ScoreTable, column: str, threshold: float) -> RelativeRankingPairs:
-        return cls(*darr_counts(table.item, len(table.item_names), table.scores[column], table.human, threshold))
+    def of(cls, table: ScoreTable, column: str, threshold: float, human_column: str = HUMAN) -> RelativeRankingPairs:
+        return cls(*darr_counts(table.item, len(table.item_names), table.scores[column], table.scores[human_column],
+                                threshold))
 
     def kendall_like(self, weights: np.ndarray | None = None) -> float:
         """(Concordant - Discordant) / (Concordant + Discordant), pooled over items (each counted ``weights``
@@ -167,20 +183,56 @@ class RelativeRankingPairs:
         return float(weights @ balance) / total if total else 0.0
 
 
-def segment_level(metric: str, table: ScoreTable, column: str, grouping: str, threshold: float) -> dict[str, Any]:
-    """Segment-level correlations of metric ``column`` with the human scores (``segment/...`` keys)."""
-    values = GroupValues.of(table, column, grouping)
-    ranking = RelativeRankingPairs.of(table, column, threshold)
+def segment_level(metric: str, table: ScoreTable, column: str, grouping: str, threshold: float,
+                  human_column: str = HUMAN) -> dict[str, Any]:
+    """Segment-level correlations of metric ``column`` with the human scores of ``human_column``
+    (``segment/...`` keys)."""
+    values = GroupValues.of(table, column, grouping, human_column)
+    ranking = RelativeRankingPairs.of(table, column, threshold, human_column)
     defined = int((~np.isnan(values.kendall_b)).sum())
     darr_pairs = int(ranking.concordant.sum() + ranking.discordant.sum())
+    against = "" if human_column == HUMAN else f" against the {human_name(human_column)}"
     if not defined:
-        undefined(metric, f"segment level ({column}): every group of two or more rows has constant metric or human "
-                          f"scores, so Kendall's tau is undefined")
+        undefined(metric, f"segment level ({column}{against}): every group of two or more rows has constant metric "
+                          f"or human scores, so Kendall's tau is undefined")
     if not darr_pairs:
-        undefined(metric, f"segment level ({column}): no two systems' human scores for an item differ by more "
-                          f"than darr_threshold={threshold}, so WMT's Kendall-like tau has no pairs")
+        undefined(metric, f"segment level ({column}{against}): no two systems' human scores for an item differ by "
+                          f"more than darr_threshold={threshold}, so WMT's Kendall-like tau has no pairs")
     return {**values.averaged(), "segment/kendall_like": ranking.kendall_like(), "segment/kendall_groups": defined,
             "segment/accuracy_groups": int((~np.isnan(values.accuracy)).sum()), "segment/darr_pairs": darr_pairs}
+
+
+def check_turn_table(metric: str, table: ScoreTable) -> None:
+    """Raise unless there are two rows to correlate at turn level."""
+    if len(table) < 2:
+        raise ValueError(f"{metric}: turn-level correlation needs at least 2 rows, got {len(table)} in `predictions`; "
+                         f"pass the scores of every turn (response) scored")
+
+
+def turn_level(metric: str, table: ScoreTable, column: str, human_column: str = HUMAN) -> dict[str, Any]:
+    """Turn-level (flat, ungrouped) Pearson and Spearman of metric ``column`` with the human scores of
+    ``human_column`` and their two-sided p-values, as ``scipy.stats.pearsonr(human, metric)`` and
+    ``spearmanr(human, metric)`` give them (``turn/...`` keys); 0.0 (p-value 1.0) with a warning where a side is
+    constant."""
+    human, values = table.scores[human_column], table.scores[column]
+    pearson, pearson_p, spearman, spearman_p, constant = _scipy_pair(human, values)
+    if constant:
+        side = human_name(human_column) if np.all(human == human[0]) else f"metric score ({column})"
+        undefined(metric, f"turn level: every row has the same {side}, so the correlations are undefined "
+                          f"(p-values 1.0)")
+    return {"turn/pearson": pearson, "turn/pearson_pvalue": pearson_p, "turn/spearman": spearman,
+            "turn/spearman_pvalue": spearman_p}
+
+
+def turn_values(human: np.ndarray, values: np.ndarray) -> dict[str, float]:
+    """Turn-level Pearson and Spearman of rows (a bootstrap resample's): 0.0 where fewer than 2 rows remain or a
+    side is constant, as in the point estimate; no p-values, no warnings."""
+    if len(human) < 2 or np.all(human == human[0]) or np.all(values == values[0]):
+        return {"turn/pearson": 0.0, "turn/spearman": 0.0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {"turn/pearson": float(pearsonr_score(values, human, _PEARSON_ONLY)["pearsonr"]),
+                "turn/spearman": float(spearmanr_score(values, human, _SPEARMAN_ONLY)["spearmanr"])}
 
 
 @dataclass(frozen=True)
@@ -212,9 +264,10 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> WilliamsTest:
     return WilliamsTest(t, n - 3, float(stats.t.sf(abs(t), n - 3)))
 
 
-def system_williams(scores: SystemScores, column: str, other: str) -> WilliamsTest:
-    """The Williams test of the system-level Pearson correlations of ``column`` and ``other`` with the humans."""
-    human, first, second = scores.means[HUMAN], scores.means[column], scores.means[other]
+def system_williams(scores: SystemScores, column: str, other: str, human_column: str = HUMAN) -> WilliamsTest:
+    """The Williams test of the system-level Pearson correlations of ``column`` and ``other`` with the human scores
+    of ``human_column``."""
+    human, first, second = scores.means[human_column], scores.means[column], scores.means[other]
     r12 = _scipy_pair(human, first)[0]
     r13 = _scipy_pair(human, second)[0]
     r23 = _scipy_pair(first, second)[0]

@@ -8,6 +8,10 @@ it). Stems are cached per token in a process-wide cache bounded in bytes, so
 each distinct word is stemmed once per process. Non-Latin text is reduced to nothing by this tokenizer, exactly as by
 rouge-score.
 
+``pycocoevalcap`` is pycocoevalcap's ``Rouge`` tokenization: ``text.split(" ")``,
+case kept, nothing removed; runs of spaces give empty tokens and the empty text
+is one empty token, exactly as there (nlg-eval strips each text first).
+
 ``unicode`` keeps every script: NFKC normalisation and case folding, words are
 runs of letters, digits and combining marks, and characters of scripts written
 without spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar) are one
@@ -27,7 +31,7 @@ from typing import Any
 
 from .core_process import MIB, bounded_cache, object_label
 
-TOKENIZER_NAMES = ("rouge_score", "unicode")
+TOKENIZER_NAMES = ("rouge_score", "unicode", "pycocoevalcap")
 
 _NON_ALPHANUMERIC = re.compile(r"[^a-z0-9]+")
 _VALID_TOKEN = re.compile(r"^[a-z0-9]+$")
@@ -114,6 +118,11 @@ def _unicode_token_pattern() -> re.Pattern[str]:
     )
 
 
+def pycocoevalcap_tokens(text: str) -> list[str]:
+    """pycocoevalcap's ROUGE-L tokens: the text split at every single space."""
+    return text.split(" ")
+
+
 def unicode_tokens(text: str) -> list[str]:
     """Unicode-aware tokens: words of any script, one token per character of scripts without spaces."""
     return _unicode_token_pattern().findall(unicodedata.normalize("NFKC", text).casefold())
@@ -152,6 +161,11 @@ def make_tokenizer(tokenizer: str | Callable[[str], Sequence[str]] | Any | None,
         if use_stemmer:
             return RougeTokenizer("unicode+stem", unicode_stemmed_tokens, True)
         return RougeTokenizer("unicode", unicode_tokens, True)
+    if tokenizer == "pycocoevalcap":
+        if use_stemmer:
+            raise ValueError("the 'pycocoevalcap' tokenizer does not stem (as pycocoevalcap); drop use_stemmer")
+        # a newline is part of a token here, so a text's tokens are not its lines' tokens one after another
+        return RougeTokenizer("pycocoevalcap", pycocoevalcap_tokens, False)
     if isinstance(tokenizer, str):
         raise ValueError(f"unknown tokenizer name {tokenizer!r}")
     function = getattr(tokenizer, "tokenize", tokenizer)

@@ -3,7 +3,8 @@
 """The options of inter-annotator agreement: which coefficients, their parameters, and the item bootstrap.
 
 ``coefficients`` names the coefficients computed (any of :data:`COEFFICIENTS`; default Krippendorff's alpha and
-percentage agreement, the two defined for any ratings with missing data); ``level_of_measurement`` is alpha's
+percentage agreement, the two defined for any ratings with missing data; the correlation-based ones of dialogue
+papers, mean pairwise and leave-one-out Spearman or Pearson, on request); ``level_of_measurement`` is alpha's
 (nominal, ordinal, interval, ratio; default nominal, where the ``krippendorff`` package's default is interval);
 ``weights`` is Cohen's kappa's (None, "linear", "quadratic", as scikit-learn's ``cohen_kappa_score``);
 ``value_domain`` lists every possible label in order (krippendorff's ``value_domain``; scikit-learn's ``labels``
@@ -22,7 +23,8 @@ from .core_checks import check_names
 from .core_options import choice, option, optional
 from .core_resample_options import BootstrapOptions
 
-COEFFICIENTS = ("krippendorff_alpha", "fleiss_kappa", "cohen_kappa", "percent_agreement")
+COEFFICIENTS = ("krippendorff_alpha", "fleiss_kappa", "cohen_kappa", "percent_agreement", "pairwise_spearman",
+                "pairwise_pearson", "leave_one_out_spearman", "leave_one_out_pearson")
 DEFAULT_COEFFICIENTS = ("krippendorff_alpha", "percent_agreement")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 WEIGHTS = ("linear", "quadratic")

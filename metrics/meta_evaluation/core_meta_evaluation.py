@@ -2,10 +2,11 @@
 # Edit the source there and run `python scripts/sync_core.py`.
 """Meta-evaluation of automatic metrics against human scores: per-row statistics and the result.
 
-The statistics of a row are keyed by its (system, item) pair: a row count and exact sums of the metric's, the
-humans' and any other metrics' scores. Merged over shards they give back every row (a pair counted twice is an
-error), so the corpus result from statistics equals the one-shot result bit for bit. With ``level="system"`` and no
-bootstrap, the key is the system alone: per-system counts and exact sums, all that system means need.
+The statistics of a row are keyed by its (system, item) pair: a row count and exact sums of the metric's, any other
+metrics', the humans' and any other human qualities' scores. Merged over shards they give back every row (a pair
+counted twice is an error), so the corpus result from statistics equals the one-shot result bit for bit. With
+``level="system"`` and no bootstrap, the key is the system alone: per-system counts and exact sums, all that system
+means need.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .core_meta_bootstrap import bootstrap_intervals
-from .core_meta_correlations import check_segment_table, check_system_count, segment_level, system_level
-from .core_meta_correlations import system_williams
-from .core_meta_options import METRIC, OTHER_PREFIX, MetaEvaluationOptions
-from .core_meta_table import HUMAN, ScoreTable, SystemScores
+from .core_meta_correlations import check_segment_table, check_system_count, check_turn_table, segment_level
+from .core_meta_correlations import system_level, system_williams, turn_level
+from .core_meta_options import METRIC, MetaEvaluationOptions
+from .core_meta_table import ScoreTable, SystemScores
 from .core_stats import StatField, StatsSchema
 
 ROWS = "rows"
@@ -31,42 +32,47 @@ def meta_schema(metric: str, options: MetaEvaluationOptions) -> StatsSchema:
                                 *(StatField(name, "keyed_fsum") for name in options.score_fields())))
 
 
-def _other_scores(metric: str, options: MetaEvaluationOptions, start: int, size: int) -> list[list[float]]:
-    """Each other metric's scores of rows ``start`` to ``start + size``."""
-    others = []
-    for name in options.others:
-        scores = options.other_metrics[name]  # type: ignore[index]
+def _option_name(column: str) -> str:
+    """How errors name the option holding a table column: ``other_metrics['bleu']``, ``qualities['Natural']``."""
+    option, name = column.split("/", 1)
+    return f"{option}[{name!r}]"
+
+
+def _extra_scores(metric: str, options: MetaEvaluationOptions, start: int, size: int) -> dict[str, list[float]]:
+    """Each other metric's and each other human quality's scores of rows ``start`` to ``start + size``, by column."""
+    extra = {}
+    for column, scores in options.extra_scores().items():
         if len(scores) < start + size:
-            raise ValueError(f"{metric}: `other_metrics[{name!r}]` has {len(scores)} scores but the rows reach "
+            raise ValueError(f"{metric}: `{_option_name(column)}` has {len(scores)} scores but the rows reach "
                              f"{start + size}; pass one score per row")
-        others.append(scores[start:start + size])
-    return others
+        extra[column] = scores[start:start + size]
+    return extra
 
 
 def meta_rows(metric: str, columns: Mapping[str, Sequence[Any]], start: int,
               options: MetaEvaluationOptions) -> list[tuple[dict[Any, Any], ...]]:
-    """One statistics row per input row (in schema order); other metrics' scores are taken from row ``start`` on."""
+    """One statistics row per input row (in schema order); other metrics' and other qualities' scores are taken from
+    row ``start`` on."""
     keys: Sequence[Any] = (columns["systems"] if options.system_keys
                            else list(zip(columns["systems"], columns["items"], strict=True)))
-    scores = [columns[METRIC], *_other_scores(metric, options, start, len(keys)), columns[HUMAN]]
-    return [({key: 1}, *({key: column[index]} for column in scores)) for index, key in enumerate(keys)]
+    scores = {**columns, **_extra_scores(metric, options, start, len(keys))}
+    ordered = [scores[field] for field in options.score_fields()]
+    return [({key: 1}, *({key: column[index]} for column in ordered)) for index, key in enumerate(keys)]
 
 
 def check_other_lengths(metric: str, size: int, options: MetaEvaluationOptions) -> None:
-    """Every other metric has one score per row."""
-    for name in options.others:
-        count = len(options.other_metrics[name])  # type: ignore[index]
-        if count != size:
-            raise ValueError(f"{metric}: `other_metrics[{name!r}]` has {count} scores but there are {size} rows; "
+    """Every other metric and every other human quality has one score per row."""
+    for column, scores in options.extra_scores().items():
+        if len(scores) != size:
+            raise ValueError(f"{metric}: `{_option_name(column)}` has {len(scores)} scores but there are {size} rows; "
                              f"pass one score per row")
 
 
 def table_from_columns(metric: str, columns: Mapping[str, Sequence[Any]], options: MetaEvaluationOptions) -> ScoreTable:
-    """The table of the input columns (and the other metrics' scores of the same rows)."""
-    others = dict(zip((OTHER_PREFIX + name for name in options.others),
-                      _other_scores(metric, options, 0, len(columns[METRIC])), strict=True))
-    scores = {METRIC: columns[METRIC], **others, HUMAN: columns[HUMAN]}
-    return ScoreTable.build(metric, columns["systems"], columns["items"], scores)
+    """The table of the input columns (and the other metrics' and qualities' scores of the same rows)."""
+    scores = {**columns, **_extra_scores(metric, options, 0, len(columns[METRIC]))}
+    return ScoreTable.build(metric, columns["systems"], columns["items"],
+                            {field: scores[field] for field in options.score_fields()})
 
 
 def table_from_totals(metric: str, totals: Mapping[str, Any], options: MetaEvaluationOptions) -> ScoreTable:
@@ -93,7 +99,8 @@ def systems_from_totals(totals: Mapping[str, Any], options: MetaEvaluationOption
 
 
 def _williams(metric: str, scores: SystemScores, options: MetaEvaluationOptions) -> dict[str, Any]:
-    """The Williams test of each other metric against ``predictions`` (system-level Pearson)."""
+    """The Williams test of each other metric against ``predictions`` (system-level Pearson), for each human
+    quality (keys of the qualities after the references' prefixed with the quality's name)."""
     if not options.system or not options.others:
         return {}
     if len(scores.names) < 4:
@@ -101,28 +108,38 @@ def _williams(metric: str, scores: SystemScores, options: MetaEvaluationOptions)
                          f"systems (n - 3 degrees of freedom), got {len(scores.names)}; compare other metrics in "
                          f"separate calls, or use level='segment'")
     result = {}
-    for name in options.others:
-        test = system_williams(scores, METRIC, OTHER_PREFIX + name)
-        result.update({f"williams/{name}/t": test.t, f"williams/{name}/pvalue": test.pvalue})
+    for human, quality in options.human_columns().items():
+        for other, prefix in options.score_columns().items():
+            if other == METRIC:
+                continue
+            test = system_williams(scores, METRIC, other, human)
+            name = prefix.removesuffix("/")
+            result.update({f"{quality}williams/{name}/t": test.t, f"{quality}williams/{name}/pvalue": test.pvalue})
     return result
 
 
 def _result(metric: str, table: ScoreTable | None, scores: SystemScores, options: MetaEvaluationOptions) -> dict:
-    """Counts, every metric's correlations (keys prefixed with its name), Williams tests and intervals."""
+    """Counts, every metric's correlations with every human quality (keys prefixed with the metric's name, then the
+    quality's), Williams tests and intervals."""
     if options.system:
         check_system_count(metric, scores)
     if options.segment and table is not None:
         check_segment_table(metric, table, options.grouping)
+    if options.turn and table is not None:
+        check_turn_table(metric, table)
     williams = _williams(metric, scores, options)
     result: dict[str, Any] = {"num_systems": len(scores.names)}
     if table is not None:
         result["num_items"] = len(table.item_names)
     result["num_segments"] = int(scores.counts.sum())
     for column, prefix in options.score_columns().items():
-        values = system_level(metric, scores, column) if options.system else {}
-        if options.segment and table is not None:
-            values.update(segment_level(metric, table, column, options.grouping, options.darr_threshold))
-        result.update({prefix + key: value for key, value in values.items()})
+        for human, quality in options.human_columns().items():
+            values = system_level(metric, scores, column, human) if options.system else {}
+            if options.segment and table is not None:
+                values.update(segment_level(metric, table, column, options.grouping, options.darr_threshold, human))
+            if options.turn and table is not None:
+                values.update(turn_level(metric, table, column, human))
+            result.update({prefix + quality + key: value for key, value in values.items()})
     result.update(williams)
     if options.confidence and table is not None:
         result.update(bootstrap_intervals(metric, table, options))

@@ -21,8 +21,8 @@ HUMAN = "references"
 
 @dataclass(frozen=True)
 class SystemScores:
-    """Per system (in sorted id order): the number of rows and the mean of each score column (``HUMAN`` for the
-    human scores, then each metric's name)."""
+    """Per system (in sorted id order): the number of rows and the mean of each score column (each metric's and
+    each human quality's; ``HUMAN`` the references)."""
 
     names: tuple[str, ...]
     counts: np.ndarray
@@ -39,8 +39,8 @@ class SystemScores:
 
 @dataclass(frozen=True)
 class ScoreTable:
-    """Rows sorted by (system, item): integer system and item indices into the sorted ids, the human scores and
-    each metric's scores (the metric under evaluation first)."""
+    """Rows sorted by (system, item): integer system and item indices into the sorted ids, and each score column
+    (every metric's and every human quality's, ``HUMAN`` the references)."""
 
     system_names: tuple[str, ...]
     item_names: tuple[str, ...]
@@ -51,10 +51,6 @@ class ScoreTable:
     @property
     def human(self) -> np.ndarray:
         return self.scores[HUMAN]
-
-    @property
-    def metric_columns(self) -> tuple[str, ...]:
-        return tuple(column for column in self.scores if column != HUMAN)
 
     def __len__(self) -> int:
         return len(self.system)

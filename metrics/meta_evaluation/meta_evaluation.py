@@ -62,6 +62,14 @@ _CITATION = """\
     pages = "172--176",
     url = "https://aclanthology.org/D14-1020"
 }
+@inproceedings{mehri-eskenazi-2020-usr,
+    title = "{USR}: An Unsupervised and Reference Free Evaluation Metric for Dialog Generation",
+    author = "Mehri, Shikib and Eskenazi, Maxine",
+    booktitle = "Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics",
+    year = "2020",
+    pages = "681--707",
+    url = "https://aclanthology.org/2020.acl-main.64"
+}
 @book{williams-1959-regression,
     title = "Regression Analysis",
     author = "Williams, Evan J.",
@@ -119,6 +127,20 @@ and `tau = (Concordant - Discordant) / (Concordant + Discordant)`: a metric tie 
 COMET's and mt-metrics-eval's implementations agree). It always pairs systems within an item, whatever `grouping`;
 `segment/darr_pairs` counts the pairs.
 
+**Turn level** (`level="turn"`; what dialogue papers call turn-level correlation, e.g. USR's, and WMT's flattened
+"global" segment-level Pearson): every row's metric score against its human score, no grouping, as
+`scipy.stats.pearsonr(references, predictions)` and `scipy.stats.spearmanr(references, predictions)` give them
+(the project's `pearsonr`/`spearmanr` core, scipy's arithmetic and distributions): `turn/pearson`, `turn/spearman`
+and their two-sided p-values. The rows are correlated in the table's canonical (system, item) order, so the result is
+the same for any input order and from merged statistics. The p-values treat the rows as independent; turns of one
+item (responses to one dialogue context) are not, which the item bootstrap (below) accounts for.
+
+**Several human qualities.** `qualities={"Natural": [...], "Engaging": [...]}` gives other human scores of the same
+rows (one per row, like `references`); every correlation asked for is computed against each of them too, and its key
+is prefixed with the quality's name (`Natural/turn/spearman`, `Natural/system/pearson`; for another metric
+`chrf/Natural/turn/spearman`). The keys of `references` keep their names, so a call with `qualities` holds the result
+of the call without them, unchanged. A quality's keys equal a call with that quality as `references`, bit for bit.
+
 **The Williams test** (Williams 1959, as Graham & Baldwin 2014 apply it to MT metrics and the WMT metrics tasks
 report it): with `other_metrics`, for each other metric, whether the system-level Pearson correlations of
 `predictions` (r12) and of the other metric (r13) with the human scores differ, given the two metrics' correlation
@@ -129,13 +151,15 @@ r23, on n systems:
 
 `williams/<name>/t` (positive when `predictions` correlate better) and `williams/<name>/pvalue`, the one-sided
 p-value that the better-correlated metric is better (`P(T > |t|)`, Graham & Baldwin's and mt-metrics-eval's
-convention).
+convention); with `qualities`, also `<quality>/williams/<name>/t` and `/pvalue` against each quality.
 
 **Bootstrap** (`confidence=True`): items are resampled with replacement (every system's row of a drawn item comes
 with it; a twice-drawn item is two items), with sacreBLEU's generator and seed (`seed`, default 12345), and every
 correlation and accuracy is recomputed on each of `n_bootstrap` resamples (an undefined value counts as 0.0 there,
 as in the point estimate); `<key>_low` and `<key>_high` are the percentile interval at `confidence_level`
-(sacreBLEU's rule: 2.5% of the resamples dropped at each end for 95%). p-values and counts get no interval.
+(sacreBLEU's rule: 2.5% of the resamples dropped at each end for 95%). p-values and counts get no interval. At turn
+level a drawn item brings all its rows (a twice-drawn item's rows appear twice and tie with themselves, as they would
+in scipy on the resampled rows), and Pearson and Spearman are computed again on them.
 """
 _KWARGS_DESCRIPTION = """\
 Args:
@@ -144,11 +168,16 @@ Args:
     systems (`list` of `str` or `int`): the system of each row.
     items (`list` of `str` or `int`): the item of each row. One row per (system, item): a repeated pair is an
         error (average repeated human ratings first). Systems need not cover the same items.
-    level (`str`, default `"both"`): `"system"`, `"segment"` or both.
+    level (`str` or `list` of `str`, default `"both"`): the levels computed: `"both"` (system and segment),
+        `"system"`, `"segment"`, `"turn"`, or a list of some of `"system"`, `"segment"`, `"turn"` (e.g. `["turn",
+        "system"]`, the dialogue papers' pair).
     grouping (`str`, default `"item"`): the segment-level grouping, `"item"`, `"system"` or `"none"`.
     darr_threshold (`float`, default 25.0): WMT's minimum human-score difference (exclusive) of a
         relative-ranking pair; set it for the scale of your human scores (0 keeps every pair with a human preference).
     other_metrics (`dict` of `str` to `list` of `float`, default None): other metrics' scores of the same rows.
+    qualities (`dict` of `str` to `list` of `float`, default None): other human qualities' scores of the same rows
+        (one per row each); names without `/`, not `system`, `segment`, `turn` or `williams`, and not a name of
+        `other_metrics`.
     confidence (`bool`, default False), n_bootstrap (`int`, 1000), confidence_level (`float`, 0.95),
         seed (`int` or None, 12345): bootstrap intervals over items.
 Returns:
@@ -159,15 +188,21 @@ Returns:
     `segment/kendall_b`, `segment/kendall_c` (-1 to 1), `segment/pairwise_accuracy` (0 to 1),
         `segment/kendall_like` (-1 to 1); `segment/kendall_groups`, `segment/accuracy_groups`, `segment/darr_pairs`
         (`int`). With `level="both"` or `"segment"`.
+    `turn/pearson`, `turn/spearman` (`float`, -1 to 1) and their `_pvalue` (0 to 1). With `"turn"` in `level`.
     With `other_metrics`: the same keys prefixed `<name>/`, and `williams/<name>/t`, `williams/<name>/pvalue`.
+    With `qualities`: every correlation key again for each quality, prefixed `<quality>/` (after the metric's prefix:
+        `<name>/<quality>/...`), and `<quality>/williams/<name>/t`, `/pvalue`.
     With `confidence`: `<key>_low`, `<key>_high` for every correlation and accuracy.
 
     Undefined values are 0.0 with an `UndefinedCorrelationWarning` (p-value 1.0), where scipy returns NaN, as in
     this project's `pearsonr` and `spearmanr`: every system with the same mean metric (or human) score; every segment
-    group constant on one side (for `kendall_b`/`kendall_c`); no relative-ranking pair (for `kendall_like`). Errors
-    (`ValueError`) instead: fewer than 2 systems at system level, no group of two rows at segment level, fewer than 4
-    systems for the Williams test (n - 3 degrees of freedom), a repeated (system, item), scores of different lengths,
-    NaN or infinite scores. Two systems give system-level correlations of ±1 with p-values of 1.0 (scipy's values).
+    group constant on one side (for `kendall_b`/`kendall_c`); no relative-ranking pair (for `kendall_like`); every row
+    with the same metric (or human) score (at turn level). Errors (`ValueError`) instead: fewer than 2 systems at system
+    level, no group of two rows at segment level, fewer than 2 rows at turn level, fewer than 4 systems for the Williams
+    test (n - 3 degrees of freedom), a repeated (system, item), scores of different lengths (`qualities` and
+    `other_metrics` included), NaN or infinite scores. Two systems (two rows at turn level) give Pearson correlations of
+    ±1 with p-values of 1.0 (scipy's values); Spearman's p-value of two rows is 1.0 (scipy: NaN). A single system is
+    fine at turn level.
 Examples:
 
     >>> import evaluate
@@ -179,11 +214,19 @@ Examples:
     0.9994 1.0
     >>> print(round(results["segment/kendall_b"], 4), results["segment/kendall_like"], results["segment/darr_pairs"])
     0.9082 0.5 4
+    >>> turn = meta.compute(
+    ...     systems=["A", "A", "B", "B", "C", "C"], items=[1, 2, 1, 2, 1, 2],
+    ...     predictions=[0.7, 0.5, 0.4, 0.6, 0.1, 0.5], references=[90, 60, 40, 70, 20, 20],
+    ...     level=["turn", "system"], qualities={"fluency": [3, 2, 2, 3, 1, 2]})
+    >>> print(round(turn["turn/spearman"], 4), round(turn["turn/spearman_pvalue"], 4), round(turn["fluency/turn/pearson"], 4))
+    0.8382 0.0371 0.9432
+    >>> print(round(turn["fluency/system/pearson"], 4), "segment/kendall_b" in turn)
+    0.9449 False
 """
 _ABOUT = About(
     _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION,
     codebase_urls=("https://github.com/google-research/mt-metrics-eval",),
-    reference_urls=("https://aclanthology.org/W17-4755", "https://aclanthology.org/D14-1020", "https://arxiv.org/abs/2305.14324"),
+    reference_urls=("https://aclanthology.org/W17-4755", "https://aclanthology.org/D14-1020", "https://arxiv.org/abs/2305.14324", "https://arxiv.org/abs/2005.00456"),
 )
 # --- End of generated card texts.
 

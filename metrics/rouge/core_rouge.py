@@ -12,7 +12,16 @@ With several references, ``multi_ref="best"`` keeps, per ROUGE type, the
 reference with the highest F-measure (the first one on ties), as rouge-score's
 ``score_multi`` does; ``multi_ref="pooled"`` is the classic Lin 2004 /
 ROUGE-1.5.5 ``-f A`` form: hits and totals are summed over the references
-(the prediction counted once per reference) before dividing.
+(the prediction counted once per reference) before dividing;
+``multi_ref="max"`` takes the highest precision and the highest recall over
+the references separately (possibly from different references) and the
+F-measure of those two, as pycocoevalcap's ``Rouge`` (the MS-COCO caption
+scorer, which nlg-eval wraps) does.
+
+The F-measure is F1 by default; ``beta`` gives F-beta, ``(1 + beta^2) P R /
+(R + beta^2 P)`` with pycocoevalcap's float operations (0 when P or R is 0), so
+``beta=1.2`` with ``multi_ref="max"`` and pycocoevalcap's tokens (split at
+single spaces) is pycocoevalcap's ROUGE-L bit for bit.
 
 The corpus score is macro-averaged: the mean over examples of the
 per-example precision, recall and F-measure. Per-example statistics are those
@@ -35,8 +44,8 @@ from .core_rouge_tokenize import RougeTokenizer
 from .core_sentence_split import newline_sentences, split_sentences
 from .core_stats import StatField, StatsSchema
 
-MultiRef = Literal["best", "pooled"]
-MULTI_REF_MODES = ("best", "pooled")
+MultiRef = Literal["best", "pooled", "max"]
+MULTI_REF_MODES = ("best", "pooled", "max")
 DEFAULT_ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 VALID_ROUGE_TYPES = (
     "rouge1 .. rouge9, rougeL, rougeLsum, rougeS, rougeSU, rougeS<d>, rougeSU<d> "
@@ -82,11 +91,22 @@ def fmeasure(precision: float, recall: float) -> float:
     return 0.0
 
 
-def prf(hits: int, prediction_total: int, reference_total: int) -> tuple[float, float, float]:
-    """Precision, recall and F-measure from counts, with rouge-score's zero guards."""
+def fbeta(precision: float, recall: float, beta: float) -> float:
+    """F-beta as pycocoevalcap's ``Rouge.calc_score`` computes it: ``((1 + beta**2) * P * R) / (R + beta**2 * P)``,
+    0 when P or R is 0. With ``beta=1`` it is rouge-score's :func:`fmeasure`, which is used then."""
+    if beta == 1:
+        return fmeasure(precision, recall)
+    if precision != 0 and recall != 0:
+        weight = beta**2
+        return ((1 + weight) * precision * recall) / float(recall + weight * precision)
+    return 0.0
+
+
+def prf(hits: int, prediction_total: int, reference_total: int, beta: float = 1.0) -> tuple[float, float, float]:
+    """Precision, recall and F-measure (F-beta) from counts, with rouge-score's zero guards."""
     precision = hits / max(prediction_total, 1)
     recall = hits / max(reference_total, 1)
-    return precision, recall, fmeasure(precision, recall)
+    return precision, recall, fbeta(precision, recall, beta)
 
 
 def skip_bigram_counts(tokens: Sequence[Hashable], max_skip: int | None) -> Counter[tuple[Hashable, Hashable]]:
@@ -105,6 +125,7 @@ class RougeOptions:
     tokenizer: RougeTokenizer
     multi_ref: MultiRef = "best"
     split_summaries: bool = False
+    beta: float = 1.0
 
     @property
     def parsed(self) -> tuple[RougeType, ...]:
@@ -112,9 +133,10 @@ class RougeOptions:
 
     def stats_signature(self) -> str:
         split = "rules" if self.split_summaries else "newline"
+        beta = "" if self.beta == 1 else f"|beta:{self.beta!r}"  # F1's signature is that of the releases before beta
         return (
             f"rouge|types:{','.join(self.rouge_types)}|tok:{self.tokenizer.name}|multi:{self.multi_ref}"
-            f"|lsum-split:{split}"
+            f"|lsum-split:{split}{beta}"
         )
 
 
@@ -242,7 +264,7 @@ def rouge_rows(
 ) -> list[list[Any]]:
     """Per-example rows in schema order: (precision, recall, F) per type, then the count 1."""
     plan = _plan(options)
-    pooled = options.multi_ref == "pooled"
+    multi_ref, beta = options.multi_ref, options.beta
     rows = []
     for prediction_text, reference_texts in zip(predictions, references, strict=True):
         prediction = _Text(prediction_text, plan, is_prediction=True)
@@ -252,18 +274,24 @@ def rouge_rows(
         ]
         row: list[Any] = []
         for position in range(len(plan.types)):
-            if pooled:
+            if multi_ref == "pooled":
                 row.extend(
                     prf(
                         sum(counts[position][0] for counts in per_reference),
                         sum(counts[position][1] for counts in per_reference),
                         sum(counts[position][2] for counts in per_reference),
+                        beta,
                     )
                 )
+            elif multi_ref == "max":
+                scores = [prf(*counts[position], beta) for counts in per_reference]
+                precision = max(score[0] for score in scores)
+                recall = max(score[1] for score in scores)
+                row.extend((precision, recall, fbeta(precision, recall, beta)))
             else:
                 best = None
                 for counts in per_reference:
-                    scores = prf(*counts[position])
+                    scores = prf(*counts[position], beta)
                     if best is None or scores[2] > best[2]:
                         best = scores
                 row.extend(best)  # type: ignore[arg-type]

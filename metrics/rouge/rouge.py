@@ -12,7 +12,7 @@ import evaluate
 from .core_checks import check_choice, check_names, warn_caller
 from .core_inputs import TEXT_PAIRS
 from .core_metric import Batch, Statistics, StatsMetric, UseAggregator
-from .core_options import boolean, choice, option
+from .core_options import boolean, choice, number, option, optional
 from .core_resample_options import BootstrapOptions, MeanIntervals
 from .core_rouge_tokenize import TOKENIZER_NAMES, make_tokenizer
 from .core_sentence_split import split_sentences
@@ -62,8 +62,13 @@ ROUGE (Lin, 2004) compares a predicted summary with one or more references:
   word pairs in sentence order with any gap, or with at most *d* words between them (`rougeS<d>`); `SU` adds
   unigrams as counting units. rouge-score does not have these.
 
-Every type gives precision, recall and F-measure (F1, the harmonic mean). The corpus score is the **mean of
-the per-example scores (macro-average)**.
+Every type gives precision, recall and F-measure (F1, the harmonic mean, or F-beta with `beta`). The corpus score
+is the **mean of the per-example scores (macro-average)**.
+
+`pycocoevalcap_compatible=True` computes ROUGE-L as pycocoevalcap's `Rouge` (the MS-COCO caption scorer, which
+nlg-eval wraps and which captioning and dialogue papers report as ROUGE-L): tokens split at single spaces, the
+highest LCS precision and the highest LCS recall over the references (possibly from different references), and
+their F-beta with beta = 1.2.
 
 This module computes the same per-example numbers as evaluate's `rouge` module, which wraps Google's
 `rouge-score` package, without calling it: bit-parallel LCS over Python integers (Allison-Dix / Hyyrö) for
@@ -81,12 +86,24 @@ Args:
     use_aggregator (`bool`, default `True`): corpus mean, or per-example lists when `False`.
     use_stemmer (`bool`, default `False`): Porter stemming (nltk's `PorterStemmer()`, as rouge-score) of
         tokens longer than 3 characters.
-    tokenizer (default `None` = `"rouge_score"`): rouge-score's tokenizer (lowercase, only `[a-z0-9]` words),
-        `"unicode"`, or a callable `str -> list[str]` as in evaluate's module (stemmer not applied).
+    tokenizer (default `None` = `"rouge_score"`, or `"pycocoevalcap"` with `pycocoevalcap_compatible`):
+        rouge-score's tokenizer (lowercase, only `[a-z0-9]` words), `"unicode"`, `"pycocoevalcap"` (`text.split(" ")`
+        exactly as pycocoevalcap: case and punctuation kept, a run of spaces gives empty tokens, the empty text is one
+        empty token; no stemmer), or a callable `str -> list[str]` as in evaluate's module (stemmer not applied).
     return_precision_recall (`bool`, default `False`): add `<type>_precision` and `<type>_recall`.
-    multi_ref (`"best"` or `"pooled"`, default `"best"`): best reference per type by F-measure
-        (rouge-score's `score_multi`), or Lin 2004's pooled form: hits and counts summed over all references
-        (for precision, the prediction's counts are added once per reference).
+    multi_ref (`"best"`, `"pooled"` or `"max"`; default `None` = `"best"`, or `"max"` with
+        `pycocoevalcap_compatible`): best reference per type by F-measure (rouge-score's `score_multi`; the first one on
+        ties), Lin 2004's pooled form: hits and counts summed over all references (for precision, the prediction's counts
+        are added once per reference), or pycocoevalcap's: the highest precision and the highest recall over the
+        references, taken separately, and the F-measure of those two.
+    beta (`float` > 0, default `None` = 1, or pycocoevalcap's 1.2 with `pycocoevalcap_compatible`): the
+        F-measure's weight of recall, `F = (1 + beta^2) P R / (R + beta^2 P)` (0 when P or R is 0); `beta=1` is F1
+        computed exactly as rouge-score does. ROUGE-1.5.5's `-p alpha` is `beta^2 = (1 - alpha) / alpha`.
+    pycocoevalcap_compatible (`bool`, default `False`): pycocoevalcap's ROUGE-L: `rouge_types` defaults to
+        `["rougeL"]`, `tokenizer` to `"pycocoevalcap"`, `multi_ref` to `"max"` and `beta` to 1.2; another `beta` or
+        `multi_ref`, or `use_stemmer=True`, is an error; a `tokenizer` may be given (it tokenizes in place of the split
+        at spaces) and other types may be asked for (scored with the same conventions; pycocoevalcap has only ROUGE-L).
+        nlg-eval strips every text before calling pycocoevalcap: strip yours to match nlg-eval.
     split_summaries (`bool`, default `False`): split lines into sentences for `rougeLsum` with the built-in
         rule-based splitter (nothing is downloaded; rouge-score's option needs nltk's punkt data).
     confidence, n_bootstrap (1000), confidence_level (0.95), seed (12345): a seeded, reproducible
@@ -94,7 +111,8 @@ Args:
 Returns:
     A dict with one plain Python `float` per requested type (the mean F-measure, 0 to 1), or one `list` of floats
     per type with `use_aggregator=False`; plus `<type>_precision`/`<type>_recall` on request and
-    `<type>_low`/`<type>_high` with `confidence=True`. Keys appear in the order of `rouge_types`.
+    `<type>_low`/`<type>_high` with `confidence=True`. Keys appear in the order of `rouge_types` (with
+    `pycocoevalcap_compatible` and no `rouge_types`: `rougeL` alone). With `beta`, `<type>` is the F-beta measure.
 
     `example_stats(...)` returns per-example columns (`<type>_precision`, `<type>_recall`, `<type>_fmeasure`,
     `count`, `signature`); `compute_from_stats(...)` reduces them (or merged shard totals) with `math.fsum`, so the
@@ -126,6 +144,19 @@ Examples:
     >>> print(round(results["rouge1_recall"] * 17, 6), round(results["rouge2_recall"] * 15, 6))
     12.0 4.0
 
+    pycocoevalcap's ROUGE-L (nlg-eval's `ROUGE_L`): the highest precision (1, against the first reference) and the
+    highest recall (0.8, the same reference here), weighted with beta = 1.2:
+
+    >>> rouge.compute(predictions=["i love dogs ."], references=[["i love my dogs .", "dogs are great"]],
+    ...               pycocoevalcap_compatible=True)
+    {'rougeL': 0.8714285714285713}
+
+    F-beta with another weight (here P = R, so every F-beta is the same):
+
+    >>> rouge.compute(predictions=["the cat sat on the mat"], references=["the cat lay on the mat"],
+    ...               rouge_types=["rougeL"], beta=2.0)
+    {'rougeL': 0.8333333333333334}
+
     Non-Latin text scores 0 with rouge-score's tokenizer; the Unicode tokenizer keeps it:
 
     >>> rouge.compute(predictions=["Привет мир"], references=["привет мир"], rouge_types=["rouge1"])
@@ -142,9 +173,14 @@ _ABOUT = About(
 # --- End of generated card texts.
 
 
-def _rouge_types(metric: str, name: str, rouge_types: Any) -> tuple[str, ...]:
+# pycocoevalcap's Rouge: ROUGE-L only, F-beta with beta = 1.2 ("updated ... based on discussion with Hovey")
+PYCOCOEVALCAP_ROUGE_TYPES = ("rougeL",)
+PYCOCOEVALCAP_BETA = 1.2
+
+
+def _rouge_types(metric: str, name: str, rouge_types: Any) -> tuple[str, ...] | None:
     if rouge_types is None:
-        return DEFAULT_ROUGE_TYPES
+        return None  # the default types: DEFAULT_ROUGE_TYPES, or rougeL alone with `pycocoevalcap_compatible`
     names = check_names(metric, name, rouge_types, known=lambda entry: parse_rouge_type(entry) is not None,
                         valid=VALID_ROUGE_TYPES, example="['rouge1', 'rougeL']")
     return tuple(dict.fromkeys(names))
@@ -172,24 +208,44 @@ class RougeMetricOptions(BootstrapOptions):
     use_stemmer: bool = option(False, boolean)
     tokenizer: str | Callable[[str], Sequence[str]] | None = option(None, _tokenizer)
     return_precision_recall: bool = option(False, boolean)
-    multi_ref: str = option("best", choice(*MULTI_REF_MODES))
+    # None: "best" (rouge-score's), or "max" with `pycocoevalcap_compatible`
+    multi_ref: str | None = option(None, optional(choice(*MULTI_REF_MODES)))
     split_summaries: bool = option(False, boolean)
+    # None: 1 (F1, rouge-score's), or pycocoevalcap's 1.2 with `pycocoevalcap_compatible`
+    beta: float | None = option(None, optional(number(minimum=0, exclusive=True)))
+    pycocoevalcap_compatible: bool = option(False, boolean)
 
     def validate(self, metric: str) -> None:
         if self.confidence and not self.use_aggregator:
             raise ValueError(f"{metric}: `confidence=True` needs `use_aggregator=True` (an interval of the mean)")
+        if self.use_stemmer and self.tokenizer == "pycocoevalcap":
+            raise ValueError(f"{metric}: `use_stemmer=True` with `tokenizer='pycocoevalcap'`: pycocoevalcap's "
+                             f"tokens are not stemmed; drop `use_stemmer`")
+        if not self.pycocoevalcap_compatible:
+            return
+        for name, value, theirs in (("beta", self.beta, PYCOCOEVALCAP_BETA), ("multi_ref", self.multi_ref, "max")):
+            if value is not None and value != theirs:
+                raise ValueError(f"{metric}: `pycocoevalcap_compatible=True` scores with pycocoevalcap's "
+                                 f"{name}={theirs!r}, got {name}={value!r}; leave `{name}` out")
+        if self.use_stemmer:
+            raise ValueError(f"{metric}: `pycocoevalcap_compatible=True` does not stem (as pycocoevalcap); "
+                             f"drop `use_stemmer`")
 
     @cached_property
     def stats_options(self) -> RougeOptions:
-        """rouge-score's options of the per-example statistics."""
+        """rouge-score's options of the per-example statistics (pycocoevalcap's with `pycocoevalcap_compatible`)."""
         if self.tokenizer is not None and not isinstance(self.tokenizer, str) and self.use_stemmer:
             warn_caller("rouge: `use_stemmer` is ignored with a custom `tokenizer` (as in rouge-score); "
                         "stem inside your tokenizer")
+        coco = self.pycocoevalcap_compatible
+        tokenizer = "pycocoevalcap" if coco and self.tokenizer is None else self.tokenizer
+        rouge_types = PYCOCOEVALCAP_ROUGE_TYPES if coco and self.rouge_types is None else self.rouge_types
         return RougeOptions(
-            rouge_types=self.rouge_types,  # type: ignore[arg-type]
-            tokenizer=make_tokenizer(self.tokenizer, self.use_stemmer),
-            multi_ref=self.multi_ref,  # type: ignore[arg-type]
+            rouge_types=rouge_types or DEFAULT_ROUGE_TYPES,
+            tokenizer=make_tokenizer(tokenizer, self.use_stemmer),
+            multi_ref=self.multi_ref or ("max" if coco else "best"),  # type: ignore[arg-type]
             split_summaries=self.split_summaries,
+            beta=self.beta if self.beta is not None else (PYCOCOEVALCAP_BETA if coco else 1.0),
         )
 
 

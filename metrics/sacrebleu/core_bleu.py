@@ -4,10 +4,14 @@
 
 Per example: hypothesis length, the chosen reference length, clipped n-gram
 matches and hypothesis n-gram totals per order, and the number of references.
-Two scoring functions read the summed statistics: :func:`sacrebleu_score`
-(sacreBLEU 2.x arithmetic, smoothing methods and effective order) and
+Three scoring functions read the summed statistics: :func:`sacrebleu_score`
+(sacreBLEU 2.x arithmetic, smoothing methods and effective order),
 :func:`bleu_score` (the arithmetic of tensorflow/nmt's ``compute_bleu``, which
-evaluate's ``bleu`` module wraps).
+evaluate's ``bleu`` module wraps) and :func:`pycocoevalcap_score` (the MS-COCO
+caption scorer's ``BleuScorer``, which nlg-eval wraps). Each scores a corpus
+(summed statistics) and a sentence (one example's statistics) alike, and the
+statistics of order ``max_order`` hold those of every lower order, so BLEU-1 ..
+BLEU-``max_order`` all come from one pass over the text.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ from typing import Any, Literal
 
 from .core_mt_signature import nrefs_label, sacrebleu_signature
 from .core_mt_tokenizers import TOKENIZERS_VERSION, MtTokenizer, builtin_tokenizer_name, get_tokenizer, tokenize_13a
+from .core_mt_tokenizers import tokenize_none
 from .core_ngrams import NgramCounts, clipped_matches, max_ngram_counts, ngram_counts, ngram_totals
-from .core_options import MetricOptions, boolean, function, integer, option
+from .core_options import MetricOptions, boolean, function, integer, option, optional
 from .core_process import MIB, bounded_cache, object_label
 from .core_stats import StatField, StatsSchema
 
@@ -36,6 +41,11 @@ REFERENCE_COUNTS_CACHE_BYTES = 128 * MIB
 
 # sacreBLEU floors log(0) to this value.
 _LOG_ZERO = -9999999999
+
+# pycocoevalcap's BleuScorer adds `tiny` to every match count (so an order without a match gives a tiny positive
+# precision rather than 0) and `small` to every n-gram total and to the reference length (no division by zero).
+COCO_TINY = 1e-15
+COCO_SMALL = 1e-9
 
 
 def bleu_schema(metric: str, options: BleuOptions | SacreBleuOptions) -> StatsSchema:
@@ -213,6 +223,42 @@ def bleu_score(
     }
 
 
+def pycocoevalcap_score(
+    matches: Sequence[int], totals: Sequence[int], hypothesis_length: int, reference_length: int
+) -> dict[str, Any]:
+    """BLEU-1 .. BLEU-n (0-1) with the float operations of pycocoevalcap's ``BleuScorer.compute_score``.
+
+    pycocoevalcap multiplies the orders' precisions ``(matches + tiny) / (totals + small)`` one after the other and
+    takes the k-th root of the running product for BLEU-k; the brevity penalty ``exp(1 - 1/ratio)`` uses
+    ``ratio = (hypothesis length + tiny) / (reference length + small)``, so it applies (barely: a factor of about
+    ``1 - 1e-9 / length``) even when the lengths are equal, and an empty hypothesis scores 0. Its per-sentence
+    scores are the same arithmetic on one example's statistics. Returns ``bleus`` (BLEU-k for k = 1..n), the
+    precisions, the brevity penalty and that ratio.
+    """
+    max_order = len(matches)
+    bleus = []
+    precisions = []
+    product = 1.0
+    for index in range(max_order):
+        precision = float(matches[index] + COCO_TINY) / (totals[index] + COCO_SMALL)
+        precisions.append(precision)
+        product *= precision
+        bleus.append(product ** (1.0 / (index + 1)))
+    ratio = (hypothesis_length + COCO_TINY) / (reference_length + COCO_SMALL)
+    brevity_penalty = 1.0
+    if ratio < 1:
+        brevity_penalty = math.exp(1 - 1 / ratio)
+        bleus = [value * brevity_penalty for value in bleus]
+    return {
+        "bleus": bleus,
+        "precisions": precisions,
+        "brevity_penalty": brevity_penalty,
+        "length_ratio": ratio,
+        "translation_length": hypothesis_length,
+        "reference_length": reference_length,
+    }
+
+
 def bleu_signature(
     *,
     nrefs: int | str,
@@ -378,23 +424,68 @@ def tokenizer_label(tokenizer: Callable[[str], Sequence[str]]) -> str:
     return f"unverified:{qualname}:{object_label(tokenizer)}"
 
 
+def check_orders(metric: str, name: str, value: Any) -> tuple[int, ...] | None:
+    """None, or a non-empty list of BLEU orders (integers of at least 1), returned sorted without repeats."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise TypeError(f"{metric}: `{name}` must be a list of BLEU orders such as [1, 2, 3, 4], got "
+                        f"{type(value).__name__} ({value!r:.60})")
+    if not value:
+        raise ValueError(f"{metric}: `{name}` is empty; list the BLEU orders to report, such as [1, 2, 3, 4]")
+    for index, order in enumerate(value):
+        if isinstance(order, bool) or not isinstance(order, int):
+            raise TypeError(f"{metric}: `{name}[{index}]` must be an integer, got {type(order).__name__} "
+                            f"({order!r:.60})")
+        if order < 1:
+            raise ValueError(f"{metric}: `{name}[{index}]` must be at least 1, got {order}")
+    return tuple(sorted(set(value)))
+
+
 @dataclass(frozen=True)
 class BleuOptions(MetricOptions):
-    """Options of evaluate's ``bleu``: any tokenizer callable, n-gram order, smoothing.
+    """Options of evaluate's ``bleu``: any tokenizer callable, n-gram order, smoothing; and the extras.
 
     ``evaluate_compatible`` reproduces evaluate's numbers: shortest reference
-    length and add-one smoothing of every order including unigrams. A tokenizer
-    with a ``signature()`` method (a string naming what it does) is treated as
-    known: its tokenizations are cached and its statistics merge across
-    processes; any other callable is called afresh every time.
+    length and add-one smoothing of every order including unigrams.
+    ``pycocoevalcap_compatible`` reproduces pycocoevalcap's (and so nlg-eval's)
+    ``Bleu``: whitespace tokens unless a ``tokenizer`` is given, the closest
+    reference length, its tiny/small epsilons instead of smoothing. ``orders``
+    adds BLEU-k for each listed k (from the same statistics), and
+    ``sentence_scores`` every example's own score. A tokenizer with a
+    ``signature()`` method (a string naming what it does) is treated as known:
+    its tokenizations are cached and its statistics merge across processes; any
+    other callable is called afresh every time.
     """
 
     metric_name = "bleu"
 
-    tokenizer: Callable[[str], Sequence[str]] = option(tokenize_13a, function, stats=True)
+    # None: mteval-v13a (evaluate's default), or whitespace splitting with `pycocoevalcap_compatible`.
+    tokenizer: Callable[[str], Sequence[str]] | None = option(None, optional(function), stats=True)
     max_order: int = option(4, integer(minimum=1), stats=True)
     smooth: bool = option(False, boolean)
     evaluate_compatible: bool = option(False, boolean, stats=True)
+    pycocoevalcap_compatible: bool = option(False, boolean)
+    orders: tuple[int, ...] | None = option(None, check_orders)
+    sentence_scores: bool = option(False, boolean)
+
+    def validate(self, metric: str) -> None:
+        if self.evaluate_compatible and self.pycocoevalcap_compatible:
+            raise ValueError(f"{metric}: `evaluate_compatible` and `pycocoevalcap_compatible` are two different "
+                             f"arithmetics; pass at most one of them")
+        if self.pycocoevalcap_compatible and self.smooth:
+            raise ValueError(f"{metric}: `smooth=True` with `pycocoevalcap_compatible=True`: pycocoevalcap does not "
+                             f"smooth (its tiny/small epsilons keep every precision positive); drop `smooth`")
+        if self.orders is not None and self.orders[-1] > self.max_order:
+            raise ValueError(f"{metric}: `orders` asks for BLEU-{self.orders[-1]} but `max_order` is "
+                             f"{self.max_order}; list orders up to `max_order` or raise `max_order`")
+
+    @property
+    def tokenize_function(self) -> Callable[[str], Sequence[str]]:
+        """The tokenizer in use: the given one, or the mode's default."""
+        if self.tokenizer is not None:
+            return self.tokenizer
+        return tokenize_none if self.pycocoevalcap_compatible else tokenize_13a
 
     @property
     def reference_length(self) -> ReferenceLength:
@@ -402,14 +493,15 @@ class BleuOptions(MetricOptions):
 
     def stats_signature(self) -> str:
         """Identifies the options that the per-example statistics depend on."""
-        return f"bleu|tok:{tokenizer_label(self.tokenizer)}|order:{self.max_order}|reflen:{self.reference_length}"
+        return (f"bleu|tok:{tokenizer_label(self.tokenize_function)}|order:{self.max_order}"
+                f"|reflen:{self.reference_length}")
 
     def __call__(self, text: str) -> Sequence[str]:
         return self.tokenize(text)
 
     def tokenize(self, text: str) -> Sequence[str]:
         """Tokens of ``text``; a tokenizer that returns a string instead of tokens is an error."""
-        tokens = self.tokenizer(text)
+        tokens = self.tokenize_function(text)
         if isinstance(tokens, str) or not isinstance(tokens, Sequence):
             raise TypeError(
                 f"bleu: `tokenizer` must return a list of tokens, got {type(tokens).__name__} for {text[:40]!r}; "
@@ -428,11 +520,36 @@ def bleu_rows(
         options,
         max_order=options.max_order,
         reference_length=options.reference_length,
-        identity=tokenizer_identity(options.tokenizer),
+        identity=tokenizer_identity(options.tokenize_function),
     )
 
 
 def bleu_from_totals(totals: Mapping[str, Any], options: BleuOptions) -> dict[str, Any]:
-    """evaluate's ``bleu`` result from named totals."""
-    return bleu_score(*split_totals(totals, options.max_order), smooth=options.smooth,
-                      smooth_unigrams=options.evaluate_compatible)
+    """evaluate's ``bleu`` result from named totals (a corpus's, or one example's for its sentence score), with
+    ``bleu_<k>`` for each of ``options.orders``: BLEU-k from the first k orders of the same totals, equal to the
+    ``bleu`` of ``max_order=k``."""
+    matches, counts, hypothesis_length, reference_length = split_totals(totals, options.max_order)
+    if options.pycocoevalcap_compatible:
+        scored = pycocoevalcap_score(matches, counts, hypothesis_length, reference_length)
+        bleus = scored.pop("bleus")
+        result = {"bleu": bleus[-1], **scored}
+        for order in options.orders or ():
+            result[f"bleu_{order}"] = bleus[order - 1]
+        return result
+    result = bleu_score(matches, counts, hypothesis_length, reference_length, smooth=options.smooth,
+                        smooth_unigrams=options.evaluate_compatible)
+    for order in options.orders or ():
+        result[f"bleu_{order}"] = bleu_score(matches[:order], counts[:order], hypothesis_length, reference_length,
+                                             smooth=options.smooth,
+                                             smooth_unigrams=options.evaluate_compatible)["bleu"]
+    return result
+
+
+def bleu_sentence_scores(examples: Sequence[Mapping[str, Any]], options: BleuOptions) -> dict[str, list[float]]:
+    """Each example's own BLEU from its named statistics (the corpus arithmetic on one example):
+    ``sentence_scores`` (BLEU-``max_order``), and ``sentence_bleu_<k>`` for each of ``options.orders``."""
+    results = [bleu_from_totals(example, options) for example in examples]
+    scores = {"sentence_scores": [result["bleu"] for result in results]}
+    for order in options.orders or ():
+        scores[f"sentence_bleu_{order}"] = [result[f"bleu_{order}"] for result in results]
+    return scores
