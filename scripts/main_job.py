@@ -49,7 +49,8 @@ def main(argv: list[str]) -> int:
     if examples and comparison() != 0:
         return 1
     print(f"\nScoring with: {', '.join(score.available_metrics())}\n(each metric whose inputs the data fills; comet "
-          "and bleurt need a checkpoint that no package ships and run only with -o <metric>.checkpoint=PATH)\n")
+          "and bleurt need a checkpoint that no package ships and run only with -o <metric>.checkpoint=PATH, usr "
+          "with -o usr.models=PATH)\n")
     status = score.main(argv)
     if examples and status == 0:
         print("\nMAUVE: the six predictions against their first references (a small sample: two clusters),"

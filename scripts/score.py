@@ -15,6 +15,7 @@ labels); metrics named with `-m` must fit the data, or the command stops before 
     python scripts/score.py --jsonl ratings.csv -m agreement   # a .csv with a header line works as JSONL does
     python scripts/score.py --run run.trec --qrels qrels.trec -m ndcg map -o ndcg.k=[10,100]
     python scripts/score.py -p hyp.txt -r ref.txt -s src.txt -m comet -o comet.checkpoint=/models/wmt22-comet-da
+    python scripts/score.py --jsonl dialogues.jsonl -m usr -o usr.models=/models/usr   # "context", "fact", "prediction"
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def available_metrics() -> list[str]:
 Columns = dict[str, list[Any]]
 DEFAULT_FIELDS = {"predictions": ("prediction", "predictions"), "references": ("references", "reference"),
                   "sources": ("source", "sources"), "systems": ("system", "systems"), "items": ("item", "items"),
-                  "annotators": ("annotator", "annotators"), "labels": ("label", "labels")}
+                  "annotators": ("annotator", "annotators"), "labels": ("label", "labels"),
+                  "contexts": ("context", "contexts"), "facts": ("fact", "facts")}
 
 
 def read_text_files(prediction_file: Path, reference_files: Sequence[Path], source_file: Path | None) -> Columns:
@@ -160,8 +162,7 @@ def load_fitting(names: Sequence[str], columns: Columns, explicit: bool,
         needed = module.inputs.columns
         missing = [column for column in needed if column not in columns]
         problem = f"needs the input columns {missing}" if missing else None
-        absent = [option for option in getattr(module, "required_options", ())
-                  if option not in (options or {}).get(name, {})]
+        absent = module.missing_options((options or {}).get(name, {}))
         if problem is None and absent:
             problem = "needs " + ", ".join(f"`-o {name}.{option}=...`" for option in absent)
         if problem is None:

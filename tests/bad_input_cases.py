@@ -209,6 +209,9 @@ def _score_row_cases(columns: tuple[str, ...]) -> list[Case]:
              {}, "systems"),
         Case("other-lengths", "another metric with fewer scores than rows", given(),
              {"other_metrics": {"bleu": [1.0, 2.0]}}, "other_metrics['bleu']"),
+        Case("turn-one-row", "turn-level correlation of a single row",
+             {"predictions": [0.5], "references": [60.0], "systems": ["a"], "items": ["x"]}, {"level": "turn"},
+             "predictions"),
     ]
 
 
@@ -254,6 +257,35 @@ def _rating_cases(columns: tuple[str, ...]) -> list[Case]:
              given(labels=["lo", "lo", "hi", "lo", "hi", "hi"]), {"level_of_measurement": "ordinal"}, "value_domain"),
         Case("out-of-domain", "a label missing from `value_domain`", given(), {"value_domain": [1, 3]}, "value_domain"),
         Case("weights-alone", "Cohen's weights without Cohen's kappa", given(), {"weights": "linear"}, "weights"),
+        Case("pearson-strings", "Pearson agreement of string labels",
+             given(labels=["lo", "lo", "hi", "lo", "hi", "hi"]), {"coefficients": "pairwise_pearson"}, "labels"),
+        Case("no-shared-items", "pairwise correlation where no two annotators share two items",
+             given(annotators=["a", "b", "a", "c", "b", "c"], labels=[1, 2, 2, 3, 1, 3]),
+             {"coefficients": "pairwise_spearman"}, "annotators"),
+    ]
+
+
+def _dialogue_cases(columns: tuple[str, ...]) -> list[Case]:
+    """Responses with the history and the fact each answers: three text columns of one length."""
+    def given(**changes: Any) -> dict[str, Any]:
+        return {**DIALOGUE_GOOD, **changes}
+
+    return [
+        Case("empty", "an empty corpus", {name: [] for name in DIALOGUE_GOOD}, {}, "predictions"),
+        Case("none", "`predictions` is None", given(predictions=None), {}, "predictions"),
+        Case("string", "one string instead of a list of responses", given(predictions="hi there"), {}, "predictions"),
+        Case("non-string", "a response that is not a string", given(predictions=["a", 3]), {}, "predictions[1]"),
+        Case("surrogate", "a lone surrogate in a response", given(predictions=["a", "b\ud800"]), {},
+             "predictions[1]"),
+        Case("context-without-response", "a context without a response (more contexts than responses)",
+             given(predictions=["a"], facts=[""]), {}, "contexts"),
+        Case("facts-lengths", "fewer facts than responses", given(facts=[""]), {}, "facts"),
+        Case("contexts-none", "`contexts` is None", given(contexts=None), {}, "contexts"),
+        Case("none-context", "None among the contexts", given(contexts=["hi", None]), {}, "contexts[1]"),
+        Case("list-context", "a context given as a list of turns", given(contexts=["hi", ["a", "b"]]), {},
+             "contexts[1]"),
+        Case("facts-none", "`facts` is None", given(facts=None), {}, "facts"),
+        Case("bytes-fact", "a fact that is not a string", given(facts=["", b"x"]), {}, "facts[1]"),
     ]
 
 
@@ -273,6 +305,9 @@ SCORE_ROWS = {"predictions": [0.5, 0.7, 0.2, 0.9], "references": [60.0, 85.0, 20
               "systems": ["a", "b", "a", "b"], "items": ["x", "x", "y", "y"]}
 RATING_ROWS = {"items": ["x", "x", "y", "y", "z", "z"], "annotators": ["a", "b", "a", "b", "a", "b"],
                "labels": [1, 1, 2, 1, 2, 2]}
+DIALOGUE_GOOD = {"contexts": ["hi ! how are you ?\ni am fine , and you ?", "do you like movies ?"],
+                 "facts": ["", "the force awakens came out in 2015"],
+                 "predictions": ["i am good , thanks .", "yes , i saw the force awakens ."]}
 TEXT_GOOD = {"predictions": ["the cat sat on the mat", "a storm cut the power"],
              "references": ["the cat sat on a mat", "a storm cut power"],
              "sources": ["le chat est assis", "une tempête a coupé le courant"]}
@@ -307,6 +342,56 @@ KINDS: dict[str, KindCases] = {
     "coreference documents": KindCases(_coref_cases, _pair(COREF_PAIR)),
     "ratings": KindCases(_rating_cases, RATING_ROWS),
     "system and item scores": KindCases(_score_row_cases, SCORE_ROWS),
+    "contexts, facts and responses": KindCases(_dialogue_cases, DIALOGUE_GOOD),
+}
+
+
+# Options of one metric, each case given with good inputs: (key, description, options, the argument the error names).
+METRIC_OPTION_CASES: dict[str, list[tuple[str, str, dict[str, Any], str]]] = {
+    "bleu": [
+        ("orders-not-a-list", "`orders` given as one integer", {"orders": 4}, "orders"),
+        ("orders-zero", "an order of 0 in `orders`", {"orders": [0, 1]}, "orders[0]"),
+        ("orders-above-max-order", "an order above `max_order` in `orders`", {"orders": [1, 5]}, "orders"),
+        ("sentence-scores-not-bool", "`sentence_scores` given as a string", {"sentence_scores": "yes"},
+         "sentence_scores"),
+        ("two-arithmetics", "evaluate's and pycocoevalcap's arithmetic at once",
+         {"evaluate_compatible": True, "pycocoevalcap_compatible": True}, "pycocoevalcap_compatible"),
+        ("pycocoevalcap-smooth", "smoothing with pycocoevalcap's arithmetic (it has its own epsilons)",
+         {"pycocoevalcap_compatible": True, "smooth": True}, "smooth"),
+    ],
+    "meta_evaluation": [
+        ("unknown-level", "an unknown level", {"level": "turns"}, "level"),
+        ("level-list", "a list of levels with an unknown one", {"level": ["turn", "items"]}, "level[1]"),
+        ("quality-lengths", "another human quality with fewer scores than rows", {"qualities": {"Natural": [1.0, 2.0]}},
+         "qualities['Natural']"),
+        ("quality-name", "a human quality named like a level", {"qualities": {"turn": [1.0, 2.0, 3.0, 4.0]}},
+         "qualities"),
+        ("quality-and-metric", "one name for another metric and a human quality",
+         {"qualities": {"x": [1.0, 2.0, 3.0, 4.0]}, "other_metrics": {"x": [1.0, 2.0, 3.0, 4.0]}}, "qualities"),
+    ],
+    "usr": [
+        ("missing-models", "a `models` folder that does not exist", {"models": "/nonexistent/usr-models"}, "models"),
+        ("missing-checkpoint", "a folder that holds no model (the three models' parent)", {"mlm_model": "{models}"}, "mlm_model"),
+        ("wrong-kind", "a dialog-retrieval classifier where the masked LM belongs", {"mlm_model": "{models}/ctx"},
+         "mlm_model"),
+        ("masked-lm-as-dr", "the masked LM where a dialog-retrieval classifier belongs",
+         {"dr_fact_model": "{models}/roberta_ft"}, "dr_fact_model"),
+        ("unknown-precision", "an unknown precision", {"precision": "int8"}, "precision"),
+        ("small-batch", "a token budget below one sequence", {"batch_tokens": 16}, "batch_tokens"),
+    ],
+    "rouge": [
+        ("beta-zero", "an F-measure weight `beta` of 0", {"beta": 0}, "beta"),
+        ("beta-string", "`beta` given as a string", {"beta": "1.2"}, "beta"),
+        ("unknown-multi-ref", "an unknown `multi_ref`", {"multi_ref": "mean"}, "multi_ref"),
+        ("pycocoevalcap-beta", "another `beta` with pycocoevalcap_compatible (its beta is 1.2)",
+         {"pycocoevalcap_compatible": True, "beta": 1.0}, "beta"),
+        ("pycocoevalcap-multi-ref", "another `multi_ref` with pycocoevalcap_compatible (its is 'max')",
+         {"pycocoevalcap_compatible": True, "multi_ref": "best"}, "multi_ref"),
+        ("pycocoevalcap-stemmer", "stemming with pycocoevalcap_compatible",
+         {"pycocoevalcap_compatible": True, "use_stemmer": True}, "use_stemmer"),
+        ("pycocoevalcap-tokens-stemmer", "stemming pycocoevalcap's tokens",
+         {"tokenizer": "pycocoevalcap", "use_stemmer": True}, "use_stemmer"),
+    ],
 }
 
 
@@ -335,16 +420,31 @@ def good_inputs(module: Any) -> dict[str, Any]:
 def cases_for(module: Any) -> list[Case]:
     """Every case for a loaded metric module (its input kind's, then the option cases)."""
     good = good_inputs(module)
+    own = [Case(key, description, {}, _bound(module, options), names)
+           for key, description, options, names in METRIC_OPTION_CASES.get(module.name, [])]
     return [*_kind_cases(module).cases(module.inputs.columns),
-            *(dataclasses.replace(case, inputs=good) for case in _option_cases(module.options_class))]
+            *(dataclasses.replace(case, inputs=good) for case in [*_option_cases(module.options_class), *own])]
+
+
+def _model_folder(module: Any) -> str | None:
+    """The model folder the suite binds the module to (its config option, tests/conftest.py ``model_config``)."""
+    return getattr(module, "_bound_options", {}).get(module.config_option) if module.config_option else None
+
+
+def _bound(module: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with "{models}" in a string value replaced by :func:`_model_folder`."""
+    return {name: value.replace("{models}", _model_folder(module)) if isinstance(value, str) and "{models}" in value
+            else value for name, value in options.items()}
 
 
 def answer(module: Any, case: Case) -> tuple[str, str]:
-    """(exception type, message) that `compute` raises for the case, or ('no error', '')."""
+    """(exception type, message) that `compute` raises for the case, or ('no error', ''); the suite's temporary
+    model folder is written as <models> in the message."""
     try:
         module.compute(**case.inputs, **case.options)
     except (TypeError, ValueError) as error:
-        return type(error).__name__, str(error)
+        folder = _model_folder(module)
+        return type(error).__name__, str(error).replace(folder, "<models>") if folder else str(error)
     return "no error", ""
 
 

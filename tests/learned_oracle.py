@@ -4,6 +4,7 @@ Two environments beside `.venv`, both built by `scripts/setup-env tests`:
 
 * `.venv-oracles` (tests/oracle-requirements.txt): the learned metrics' oracles, unbabel-comet and bleurt-pytorch,
   whose pins (numpy<2, transformers<5, huggingface-hub<1) conflict with the project's;
+* `.venv-usr` (tests/usr-oracle-requirements.txt): transformers 2.2.0, on which the official USR code runs;
 * `.venv-clients` (tests/clients-requirements.txt): the clients that cannot share the project's pins, lighteval
   (nltk 3.9.1) and evaluate's evaluator tasks that need transformers 4's pipelines, with the project installed.
 
@@ -24,6 +25,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 ORACLE_VENV = ROOT / ".venv-oracles"
 CLIENTS_VENV = ROOT / ".venv-clients"
+USR_VENV = ROOT / ".venv-usr"
 _OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1",
             "TOKENIZERS_PARALLELISM": "false"}
 
@@ -56,6 +58,11 @@ def run_in(venv: Path, script: Path, payload: dict[str, Any], *, timeout: float 
 def run_oracle(script: Path, payload: dict[str, Any], *, timeout: float = 900) -> Any:
     """Run an oracle script in `.venv-oracles`."""
     return run_in(ORACLE_VENV, script, payload, timeout=timeout)
+
+
+def run_usr_oracle(script: Path, payload: dict[str, Any], *, timeout: float = 900) -> Any:
+    """Run an oracle script in `.venv-usr`."""
+    return run_in(USR_VENV, script, payload, timeout=timeout)
 
 
 def run_in_clients(script: Path, payload: dict[str, Any], *, timeout: float = 900) -> Any:

@@ -18,7 +18,7 @@ from typing import Any
 import datasets
 import pytest
 
-from conftest import METRICS_DIR, load_metric, metric_names
+from conftest import METRICS_DIR, SHARED_DATA, load_metric, metric_names
 
 # MAUVE quantizes every feature at once (k-means) and offers no per-example statistics: its example_stats says so.
 NO_STATISTICS = ("mauve",)
@@ -144,6 +144,12 @@ def corpora_for(module: Any, text_corpora: dict) -> dict[str, Corpus]:
     if kind == "rankings":  # what the columns of a datasets.Dataset hold: the stored form
         return {name: module.inputs.stored(module.inputs.check(module.name, corpus))
                 for name, corpus in generated_corpora(kind).items()}
+    if kind == "contexts, facts and responses":  # the USR release's Topical-Chat responses
+        records = json.loads((SHARED_DATA / "usr" / "usr_topical_chat.json").read_text(encoding="utf-8"))
+        rows = [(record["context"], record["fact"], response["response"])
+                for record in records for response in record["responses"]]
+        return {"usr topical-chat": {"contexts": [row[0] for row in rows], "facts": [row[1] for row in rows],
+                                     "predictions": [row[2] for row in rows]}}
     if kind in ("squad answers", "squad_v2 answers"):
         return {name: squad_corpus(*texts, v2=kind == "squad_v2 answers") for name, texts in text_corpora.items()}
     return generated_corpora(kind)

@@ -284,6 +284,17 @@ def sourced_text_pairs(draw: Any, long_texts: int = 50) -> Corpus:
 
 
 @st.composite
+def dialogues(draw: Any, long_texts: int = 50) -> Corpus:
+    """One to six responses, each with a dialogue history (turns joined by line breaks, empty turns included) and
+    a fact (possibly empty)."""
+    text_strategy = text(long_texts, long_length=5_000)
+    size = draw(st.integers(1, 6))
+    contexts = ["\n".join(draw(st.lists(text_strategy, min_size=1, max_size=4))) for _ in range(size)]
+    return {"contexts": contexts, "facts": [draw(text_strategy) for _ in range(size)],
+            "predictions": [draw(text_strategy) for _ in range(size)]}
+
+
+@st.composite
 def texts_with_a_word(draw: Any, long_texts: int = 50) -> Corpus:
     """One to six texts (empty ones and texts without words included), at least one holding a word (a corpus
     without any word has no readability: an error, covered in test_simplification_modules)."""
@@ -456,6 +467,13 @@ PROFILES: dict[str, Profile] = {
     # the suite's tiny random BLEURT checkpoint (tests/bleurt_checkpoint.py, bound as the config)
     "bleurt": Profile({"mean_score": (-math.inf, math.inf), "scores": (-math.inf, math.inf)}, {}, tolerance=1e-5,
                       averaged=("scores",), examples=60, entry_point_examples=30),
+    # the suite's tiny random USR models (tests/usr_checkpoint.py, bound as the config): MLM is a mean
+    # log-probability, DR scores probabilities, USR their unbounded regression; batch composition moves the last bits
+    "usr": Profile({"usr": (-math.inf, math.inf), "mlm": (-math.inf, 0), "dr_context": (0, 1), "dr_fact": (0, 1),
+                    "usr_scores": (-math.inf, math.inf), "mlm_scores": (-math.inf, 0), "dr_context_scores": (0, 1),
+                    "dr_fact_scores": (0, 1)}, {}, tolerance=1e-5, corpora=dialogues,
+                   averaged=("usr_scores", "mlm_scores", "dr_context_scores", "dr_fact_scores"), examples=60,
+                   entry_point_examples=30),
     "readability": Profile({"flesch_kincaid_grade": (-3.41, math.inf), "flesch_reading_ease": (-math.inf, 121.23),
                             "words_per_sentence": (1, math.inf), "syllables_per_word": (1, math.inf)}, {},
                            corpora=texts_with_a_word),
@@ -476,17 +494,19 @@ PROFILES: dict[str, Profile] = {
         entry_point_examples=20,
         long_texts=500, corpora=text_samples, statistics=False,
     ),
-    # every key a correlation (-1..1), an accuracy or p-value (0..1) or a count; identical scores rank alike
+    # every key a correlation (-1..1), an accuracy or p-value (0..1) or a count; identical scores rank alike (every
+    # level: system, segment and turn)
     "meta_evaluation": Profile(
         {**{key: (-1, 1) for key in ("system/pearson", "system/spearman", "system/kendall", "segment/kendall_b",
-                                     "segment/kendall_c", "segment/kendall_like")},
+                                     "segment/kendall_c", "segment/kendall_like", "turn/pearson", "turn/spearman")},
          **{key: (0, 1) for key in ("system/pairwise_accuracy", "segment/pairwise_accuracy", "system/pearson_pvalue",
-                                    "system/spearman_pvalue", "system/kendall_pvalue")},
+                                    "system/spearman_pvalue", "system/kendall_pvalue", "turn/pearson_pvalue",
+                                    "turn/spearman_pvalue")},
          **{key: (0, math.inf) for key in ("num_systems", "num_items", "num_segments", "segment/kendall_groups",
                                            "segment/accuracy_groups", "segment/darr_pairs")}},
         {key: 1.0 for key in ("system/pearson", "system/spearman", "system/kendall", "system/pairwise_accuracy",
-                              "segment/pairwise_accuracy")},
-        corpora=score_rows, identical=identical_score_rows(),
+                              "segment/pairwise_accuracy", "turn/pearson")},
+        options={"level": ["system", "segment", "turn"]}, corpora=score_rows, identical=identical_score_rows(),
     ),
     # ordinal alpha on ratings with missing data (the statistics are rating counts: an item's ratings may be split
     # across batches and shards); kappas and alpha are at most 1 (lower bounds depend on the data); every

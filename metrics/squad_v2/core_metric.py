@@ -44,6 +44,7 @@ Optional hooks, each with a default that fits most metrics:
 ``score_corpus``            ... and the result computed from them
 ``provenance``              outputs that say how a result was computed (e.g. a hashcode), in every result
 ``watchers``                observers of every batch (e.g. corpus-wide warnings)
+``missing_options``         the required options a set of given options lacks (default: ``required_options``)
 ==========================  =============================================================================
 """
 
@@ -231,6 +232,12 @@ class StatsMetric:
 
     def provenance(self, options: Any) -> dict[str, Any]:
         return {}
+
+    def missing_options(self, given: Mapping[str, Any]) -> list[str]:
+        """The :attr:`required_options` that the options ``given`` lack (tools that run every metric the data fits
+        leave the metric out, or stop, until they are given); a metric whose required options have alternatives
+        (e.g. one folder of models or each model's own folder) says which to give."""
+        return [option for option in self.required_options if option not in given]
 
     def watchers(self, options: Any) -> Sequence[BatchWatcher]:
         return ()

@@ -51,7 +51,7 @@ class MetricStatistics:
 
     def __init__(self, name: str, module: Any, options: Mapping[str, Any]) -> None:
         self.name, self.module, self.given = name, module, dict(options)
-        absent = [option for option in getattr(module, "required_options", ()) if option not in self.given]
+        absent = module.missing_options(self.given)
         if absent:
             raise ComparisonError(f"compare: {name} needs " + ", ".join(f"`-o {name}.{option}=...`" for option in absent))
         try:
