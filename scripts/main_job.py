@@ -6,8 +6,9 @@ By default it first compares three translation systems' outputs on 24 German-Eng
 first system, buckets, the examples where two systems differ most and figures, written to
 comparison-report/ (report.html and the other formats); then it scores scripts/examples (six English
 sentences, two references each, and the longer source sentences they simplify, for SARI) with every metric,
-MAUVE of the six sentences against their first references, and a TREC run and qrels of three queries with
-the ranking metrics. Pass --predictions/--references (or any scripts/score.py argument) to score other files
+MAUVE of the six sentences against their first references, a TREC run and qrels of three queries with
+the ranking metrics, and (where ../shared/data is beside the project) the dialogue table of the USR Topical-Chat
+annotations (dialogue-report/). Pass --predictions/--references (or any scripts/score.py argument) to score other files
 with every metric instead.
 """
 
@@ -17,11 +18,14 @@ import sys
 from pathlib import Path
 
 import compare
+import dialogue
 import score
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 SYSTEMS = EXAMPLES / "systems"
 REPORT = Path(__file__).resolve().parent.parent / "comparison-report"
+DIALOGUE = Path(__file__).resolve().parent.parent / "dialogue-report"
+USR_TOPICAL_CHAT = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "usr" / "usr_topical_chat.json"
 
 
 def comparison() -> int:
@@ -61,7 +65,21 @@ def main(argv: list[str]) -> int:
     if examples and status == 0:
         print("\nRanking: a TREC run and qrels of three queries\n")
         status = score.main(["--run", str(EXAMPLES / "run.trec"), "--qrels", str(EXAMPLES / "qrels.trec")])
+    if examples and status == 0:
+        status = dialogue_evaluation()
     return status
+
+
+def dialogue_evaluation() -> int:
+    """The dialogue table of the USR annotations (Topical-Chat) with BLEU-1..4, ROUGE and chrF, where the shared
+    data is beside the project (it is not part of it)."""
+    if not USR_TOPICAL_CHAT.is_file():
+        print(f"\nDialogue evaluation: skipped, the USR annotations are not at {USR_TOPICAL_CHAT}")
+        return 0
+    print("\nDialogue evaluation: the USR Topical-Chat annotations (the ground truth as the references), turn- and "
+          "system-level correlations with each quality and the annotators' agreement\n")
+    return dialogue.main(["report", str(USR_TOPICAL_CHAT), "--reference-system", "Original Ground Truth",
+                          "-m", "bleu", "rouge", "chrf", "-o", "bleu.orders=[1,2,3,4]", "--output", str(DIALOGUE)])
 
 
 if __name__ == "__main__":
