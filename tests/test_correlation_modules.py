@@ -49,14 +49,27 @@ def test_parity_with_scipy(name: str) -> None:
                          alternative=alternative)
             assert list(ours) == [name, PVALUE_KEYS[name]]
             statistic, pvalue = ours[name], ours[PVALUE_KEYS[name]]
-            if math.isnan(theirs.pvalue):  # scipy: two examples, zero degrees of freedom (ours: 1.0, documented)
-                assert name == "spearmanr" and len(predictions) == 2 and pvalue == 1.0
+            if math.isnan(theirs.pvalue):  # scipy: two examples, zero degrees of freedom
+                assert name == "spearmanr" and len(predictions) == 2 and math.isnan(pvalue)
+                counts["nan"] = counts.get("nan", 0) + 1
             else:
                 assert abs(pvalue - theirs.pvalue) <= core_tests.PVALUE_TOLERANCE, (predictions, references)
             assert abs(statistic - theirs.statistic) <= core_tests.COEFFICIENT_TOLERANCE, (predictions, references)
             counts["compared"] += 1
             counts["bit-identical"] += bool(statistic == theirs.statistic and pvalue == theirs.pvalue)
     assert counts["compared"] >= 300, counts
+    assert name == "pearsonr" or counts.get("nan", 0) > 0, counts  # the two-example case was drawn and checked
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_two_examples_give_scipys_pvalue(name: str) -> None:
+    """scipy gives Pearson's r = -1 for two opposed pairs with p = 1.0, and Spearman's rho a NaN p-value (its
+    t-test has no degree of freedom left); a p-value of 1.0 for Spearman would read as "no evidence" instead."""
+    theirs = quiet(SCIPY[name], [2, 1], [1, 2])
+    ours = load_metric(name).compute(predictions=[1, 2], references=[2, 1], return_pvalue=True)
+    assert ours[name] == pytest.approx(theirs.statistic, abs=1e-15)
+    pvalue = ours[PVALUE_KEYS[name]]
+    assert (math.isnan(pvalue) and math.isnan(theirs.pvalue)) or pvalue == theirs.pvalue
 
 
 @pytest.mark.parametrize("name", METRICS)

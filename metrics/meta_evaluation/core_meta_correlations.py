@@ -76,8 +76,10 @@ def _scipy_pair(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, floa
             constant = True
         else:
             warn_caller(str(warning.message), warning.category)
+    spearman_p = float(spearman["spearmanr_pvalue"])
+    # two rows: scipy's (and the spearmanr module's) NaN, this module's documented 1.0 for an undefined p-value
     return (float(pearson["pearsonr"]), float(pearson["p-value"]), float(spearman["spearmanr"]),
-            float(spearman["spearmanr_pvalue"]), constant)
+            1.0 if math.isnan(spearman_p) else spearman_p, constant)
 
 
 def _kendall_pvalue(x: np.ndarray, y: np.ndarray) -> float:

@@ -28,6 +28,8 @@ lengths are errors.
 
 from __future__ import annotations
 
+import math
+
 import numbers
 import warnings
 from collections.abc import Callable, Mapping
@@ -177,15 +179,17 @@ def _coefficient_and_pvalue(
     options: PearsonrOptions | SpearmanrOptions,
     coefficient: Callable[[np.ndarray, np.ndarray], np.float64],
     pvalue_of: Callable[[np.float64, int, str], np.float64],
+    two_pairs_pvalue: float,
 ) -> tuple[np.float64, np.float64]:
-    """A coefficient of (references, predictions) and its p-value: (0, 1) for a constant argument, p = 1 for two
-    pairs (scipy's value)."""
+    """A coefficient of (references, predictions) and its p-value: (0, 1) for a constant argument,
+    ``two_pairs_pvalue`` for two pairs (scipy's: 1 for Pearson, NaN for Spearman, whose t-test has no degree of
+    freedom left)."""
     references_array, predictions_array = _checked_pair(options.metric_name, predictions, references)
     if _constant_argument(options.metric_name, references_array, predictions_array) is not None:
         return np.float64(0.0), np.float64(1.0)
     value = coefficient(references_array, predictions_array)
     n = len(references_array)
-    return value, np.float64(1.0) if n == 2 else pvalue_of(value, n, options.alternative)
+    return value, np.float64(two_pairs_pvalue) if n == 2 else pvalue_of(value, n, options.alternative)
 
 
 def _pearson_r(x: np.ndarray, y: np.ndarray) -> np.float64:
@@ -196,7 +200,7 @@ def _pearson_r(x: np.ndarray, y: np.ndarray) -> np.float64:
 
 def pearsonr_score(predictions: Any, references: Any, options: PearsonrOptions) -> dict[str, Any]:
     """evaluate's ``pearsonr`` result: ``{"pearsonr": r}``, with ``"p-value"`` when ``return_pvalue``."""
-    r, pvalue = _coefficient_and_pvalue(predictions, references, options, _pearson_r, _pearson_pvalue)
+    r, pvalue = _coefficient_and_pvalue(predictions, references, options, _pearson_r, _pearson_pvalue, 1.0)
     if options.return_pvalue:
         return {"pearsonr": np.float64(r), "p-value": np.float64(pvalue)}
     return {"pearsonr": float(r)}
@@ -236,7 +240,8 @@ def _spearman_pvalue(rho: np.float64, n: int, alternative: str) -> np.float64:
 
 def spearmanr_score(predictions: Any, references: Any, options: SpearmanrOptions) -> dict[str, Any]:
     """evaluate's ``spearmanr`` result: ``{"spearmanr": rho}``, with ``"spearmanr_pvalue"`` when ``return_pvalue``."""
-    rho, pvalue = _coefficient_and_pvalue(predictions, references, options, spearman_coefficient, _spearman_pvalue)
+    rho, pvalue = _coefficient_and_pvalue(predictions, references, options, spearman_coefficient, _spearman_pvalue,
+                                          math.nan)
     if options.return_pvalue:
         return {"spearmanr": np.float64(rho), "spearmanr_pvalue": np.float64(pvalue)}
     return {"spearmanr": np.float64(rho)}

@@ -54,7 +54,7 @@ Args:
     return_pvalue (`bool`, default False): also return the p-value.
     alternative (`str`, default `"two-sided"`): `"two-sided"`, `"less"` or `"greater"`.
 Returns:
-    `{"spearmanr": np.float64}` from -1.0 to 1.0; with `return_pvalue=True` also `"spearmanr_pvalue"` (0.0 to 1.0), as evaluate's module.
+    `{"spearmanr": np.float64}` from -1.0 to 1.0; with `return_pvalue=True` also `"spearmanr_pvalue"` (0.0 to 1.0; NaN for two examples, as scipy), as evaluate's module.
 Examples:
 
     >>> import evaluate
