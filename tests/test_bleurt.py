@@ -8,6 +8,7 @@ README scoring loop on that folder.
 from __future__ import annotations
 
 import json
+import shutil
 import math
 import sys
 from pathlib import Path
@@ -252,8 +253,16 @@ def test_malformed_folders_are_rejected(bleurt, checkpoint, tmp_path) -> None:
     no_weights = _write_config(tmp_path / "no-weights", config)
     with pytest.raises(ValueError, match=r"no weights file \(model\.safetensors or pytorch_model\.bin\)"):
         bleurt.compute(predictions=["a"], references=["a"], checkpoint=str(no_weights))
-    import shutil
+    # a wordpiece vocabulary without [UNK] failed on the first unknown word with tokenizers' bare Exception
+    # (issue 32, defect 20): refused when the checkpoint is loaded
+    from bleurt_checkpoint import tiny_bleurt_checkpoint
 
+    wordpiece = shutil.copytree(tiny_bleurt_checkpoint(), tmp_path / "wordpiece")
+    vocab = wordpiece / "vocab.txt"
+    vocab.write_text("".join(line for line in vocab.read_text(encoding="utf-8").splitlines(keepends=True)
+                             if line.strip() != "[UNK]"), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^bleurt: could not load .*vocabulary \(vocab\.txt\) has no \[UNK\]"):
+        bleurt.compute(predictions=["a zzqx"], references=["a"], checkpoint=str(wordpiece))
     no_tokenizer = _write_config(tmp_path / "no-tokenizer", config)
     shutil.copy(checkpoint / "model.safetensors", no_tokenizer)
     with pytest.raises(ValueError, match="no tokenizer files"):
@@ -286,6 +295,30 @@ def test_weights_of_another_model_are_rejected(bleurt, checkpoint, tmp_path) -> 
     wrong_shape["classifier.weight"] = torch.zeros(1, 8)
     save_file(wrong_shape, str(folder / "model.safetensors"))
     with pytest.raises(ValueError, match=r"'classifier.weight' has shape \(1, 8\)"):
+        bleurt.compute(predictions=["a"], references=["a"], checkpoint=str(folder))
+
+
+def test_oversized_views_are_rejected_before_any_copy(bleurt, checkpoint, tmp_path) -> None:
+    """Issue 32, defect 12: a small pytorch_model.bin whose attention weights are stride-0 views claiming a huge
+    shape allocated them in full (3.65 GB for 16384 x 16384 views in a 61 KB file) before the shape check, because
+    query, key and value were concatenated first. Now each weight is checked as stored: the error names the query
+    weight itself (the concatenated name would mean the copy had been made)."""
+    import shutil
+
+    import torch
+    from safetensors.torch import load_file
+
+    state = load_file(str(checkpoint / "model.safetensors"))
+    huge = {key: (torch.zeros(1).expand(4096, 4096) if key.endswith(("query.weight", "key.weight", "value.weight"))
+                  else value) for key, value in state.items()}
+    folder = tmp_path / "stride-zero"
+    folder.mkdir()
+    for name in ("config.json", "spm.model", "tokenizer_config.json"):
+        shutil.copy(checkpoint / name, folder)
+    torch.save(huge, folder / "pytorch_model.bin")
+    assert (folder / "pytorch_model.bin").stat().st_size < 2_000_000  # the views' 64 MiB each are not stored
+    with pytest.raises(ValueError, match=r"weight '[^']*layer\.0\.attention\.self\.query\.weight' has shape "
+                                         r"\(4096, 4096\), but config\.json implies"):
         bleurt.compute(predictions=["a"], references=["a"], checkpoint=str(folder))
 
 

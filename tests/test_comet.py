@@ -248,10 +248,13 @@ def test_other_architectures_are_refused(comet, tmp_path, checkpoints) -> None:
     torch.save(content, torch_file)
     with pytest.raises(ValueError, match=r"do not fit"):
         comet.compute(sources=["a"], predictions=["b"], references=["c"], checkpoint=str(mismatched))
-    garbage = copy_model(checkpoints["da_xlmr"], tmp_path / "garbage")
-    (garbage / "checkpoints" / "model.ckpt").write_bytes(b"not a checkpoint")
-    with pytest.raises(ValueError, match=r"could not read .* safely"):
-        comet.compute(sources=["a"], predictions=["b"], references=["c"], checkpoint=str(garbage))
+    # bytes that are no checkpoint, a text file (unpickling it raised a bare IndexError: issue 32, defect 20) and an
+    # empty file
+    for name, content in (("garbage", b"not a checkpoint"), ("text", b"this is not a checkpoint\n"), ("empty", b"")):
+        garbage = copy_model(checkpoints["da_xlmr"], tmp_path / name)
+        (garbage / "checkpoints" / "model.ckpt").write_bytes(content)
+        with pytest.raises(ValueError, match=r"^comet: could not read .* safely"):
+            comet.compute(sources=["a"], predictions=["b"], references=["c"], checkpoint=str(garbage))
     # a checkpoint that pickles arbitrary objects is refused, never unpickled
     unsafe = copy_model(checkpoints["da_xlmr"], tmp_path / "unsafe")
     torch.save({"state_dict": {}, "callback": Path("x")}, unsafe / "checkpoints" / "model.ckpt")

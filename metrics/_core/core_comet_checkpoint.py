@@ -9,7 +9,6 @@ checkpoint is read with ``torch.load(weights_only=True)``: no code from the file
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -124,9 +123,10 @@ def read_weights(metric: str, checkpoint: CometCheckpoint) -> tuple[dict[str, to
     try:
         with torch.serialization.safe_globals(_LIGHTNING_GLOBALS):
             content = torch.load(checkpoint.checkpoint, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError, OSError, ValueError) as error:
+    except Exception as error:  # noqa: BLE001 - unpickling arbitrary bytes fails in many ways (a text file: IndexError)
         raise ValueError(
-            f"{metric}: could not read {checkpoint.checkpoint} safely (weights only): {error}. It must be a "
+            f"{metric}: could not read {checkpoint.checkpoint} safely (weights only): {type(error).__name__}: "
+            f"{error}. It must be a "
             f"pytorch-lightning checkpoint saved by unbabel-comet"
         ) from error
     state = content.get("state_dict") if isinstance(content, dict) else None

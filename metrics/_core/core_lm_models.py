@@ -313,7 +313,7 @@ def check_lm_config(metric: str, source: LmSource) -> str:
                              f"(`pip install gguf==0.19.0`)")
         from transformers import AutoConfig
 
-        options: dict[str, Any] = {"local_files_only": True}
+        options: dict[str, Any] = {"local_files_only": True, "trust_remote_code": False}  # a folder's code never runs
         if source.gguf_file is not None:
             options["gguf_file"] = source.gguf_file
         try:
@@ -338,7 +338,7 @@ def _load(metric: str, source: LmSource, device: torch.device, dtype: torch.dtyp
         check_lm_config(metric, source)
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    options: dict[str, Any] = {"local_files_only": True}
+    options: dict[str, Any] = {"local_files_only": True, "trust_remote_code": False}  # a folder's code never runs
     if source.gguf_file is not None:
         options["gguf_file"] = source.gguf_file
     with warnings.catch_warnings():

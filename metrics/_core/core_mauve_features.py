@@ -90,7 +90,7 @@ def _is_causal_lm(metric: str, source: ModelSource) -> bool:
                                                         MODEL_FOR_MASKED_LM_MAPPING_NAMES)
 
     try:
-        config = AutoConfig.from_pretrained(str(source.path), local_files_only=True)
+        config = AutoConfig.from_pretrained(str(source.path), local_files_only=True, trust_remote_code=False)
     except Exception as error:  # noqa: BLE001 - reported with the model's name
         raise ValueError(f"{metric}: could not read the configuration of `featurize_model_name` "
                          f"{source.name!r}: {error}") from error

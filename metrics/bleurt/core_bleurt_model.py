@@ -229,15 +229,20 @@ def build_regressor(config: BleurtConfig, state: Mapping[str, torch.Tensor]) -> 
             parts.append(f"{len(unexpected)} weights a BLEURT regression model does not have (e.g. {unexpected[:3]})")
         raise ValueError("the weights are not those of bleurt-pytorch's BleurtForSequenceClassification: "
                          + "; ".join(parts))
+    expected_shapes = {name: tuple(tensor.shape) for name, tensor in model.state_dict().items()}
+    # every weight's shape is checked before any is copied: a small file can hold views of any claimed size
+    # (stride 0), which concatenating or converting would allocate in full
+    wanted_shapes = {key: expected_shapes[name] for name, key in mapping.items()}
+    for index, keys in fused.items():
+        rows, *rest = expected_shapes[f"layers.{index}.qkv.weight"]
+        wanted_shapes.update({key: (rows // 3, *rest) for key in keys[:3]})
+        wanted_shapes.update({key: (expected_shapes[f"layers.{index}.qkv.bias"][0] // 3,) for key in keys[3:]})
+    for key, shape in wanted_shapes.items():
+        if tuple(state[key].shape) != shape:
+            raise ValueError(f"weight {key!r} has shape {tuple(state[key].shape)}, but config.json implies {shape}")
     ours: dict[str, torch.Tensor] = {name: state[key] for name, key in mapping.items()}
     for index, keys in fused.items():
         ours[f"layers.{index}.qkv.weight"] = torch.cat([state[key] for key in keys[:3]], dim=0)
         ours[f"layers.{index}.qkv.bias"] = torch.cat([state[key] for key in keys[3:]], dim=0)
-    expected_shapes = {name: tuple(tensor.shape) for name, tensor in model.state_dict().items()}
-    for name, tensor in ours.items():
-        if tuple(tensor.shape) != expected_shapes[name]:
-            their = mapping.get(name, name)
-            raise ValueError(f"weight {their!r} has shape {tuple(tensor.shape)}, but config.json implies "
-                             f"{expected_shapes[name]}")
     model.load_state_dict({name: tensor.float() for name, tensor in ours.items()}, strict=True)
     return model.eval()

@@ -123,6 +123,10 @@ class WordPieceTexts:
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         if self.cls_id is None or self.sep_id is None:
             raise ValueError("the wordpiece tokenizer has no [CLS] or [SEP] token")
+        if self.tokenizer.unk_token not in self.tokenizer.backend_tokenizer.get_vocab(with_added_tokens=False):
+            # the fast tokenizer adds it as a special token, but its WordPiece model fails on the first unknown word
+            raise ValueError(f"the wordpiece vocabulary (vocab.txt) has no {self.tokenizer.unk_token} token, which "
+                             f"every word outside the vocabulary becomes")
 
     def __call__(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])

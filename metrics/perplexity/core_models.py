@@ -129,7 +129,7 @@ def configured_layers(metric: str, source: ModelSource) -> int:
     from transformers import AutoConfig
 
     try:
-        config = AutoConfig.from_pretrained(str(source.path), local_files_only=True)
+        config = AutoConfig.from_pretrained(str(source.path), local_files_only=True, trust_remote_code=False)
     except Exception as error:  # noqa: BLE001 - reported with the model's name
         raise ValueError(f"{metric}: could not read the configuration of model {source.name!r}: {error}") from error
     config = getattr(config, "encoder", None) or config
@@ -150,9 +150,10 @@ def load_model(metric: str, source: ModelSource, *, use_fast_tokenizer: bool, de
         from transformers import AutoModel, AutoTokenizer
 
         try:
+            # trust_remote_code=False: a folder's own code (`auto_map`) is refused, never run or asked about
             tokenizer = AutoTokenizer.from_pretrained(str(source.path), use_fast=use_fast_tokenizer,
-                                                      local_files_only=True)
-            model = AutoModel.from_pretrained(str(source.path), local_files_only=True)
+                                                      local_files_only=True, trust_remote_code=False)
+            model = AutoModel.from_pretrained(str(source.path), local_files_only=True, trust_remote_code=False)
         except Exception as error:  # noqa: BLE001 - reported with the model's name
             raise ValueError(f"{metric}: could not load model {source.name!r} from {source.path}: {error}") from error
         model.eval()
