@@ -9,6 +9,14 @@ objects (defaults: predictions <- prediction, references <- references or refere
 Without `-m`, every metric whose inputs the data can fill is run (text metrics for text, label metrics for
 labels); metrics named with `-m` must fit the data, or the command stops before scoring anything.
 
+Input files are UTF-8 (a byte-order mark at the start is dropped); a line that is not UTF-8, a JSONL line that
+is not one JSON object, a malformed CSV row, or a line longer than `--max-line-bytes` (default 1,000,000 bytes:
+one segment's statistics take about 200 times its size in memory) stops the command with the file and line.
+CSV cells are text: the id and text columns (items, annotators, systems, sources, contexts, facts) always stay
+strings, so `01` and `1` are two items and `2020` is a text; a column that a metric may take as numbers (labels,
+scores: predictions, references, labels) is given to that metric as numbers when every cell of it reads as one
+(integers when every cell is an integer), and as the cells' text otherwise.
+
     python scripts/score.py -p hyp.txt -r ref1.txt ref2.txt -m bleu sacrebleu
     python scripts/score.py --jsonl data.jsonl -m sacrebleu -o sacrebleu.tokenize=intl -o sacrebleu.confidence=true
     python scripts/score.py --jsonl labels.jsonl -m accuracy f1 -o f1.average=macro --format json
@@ -21,16 +29,18 @@ labels); metrics named with `-m` must fit the data, or the command stops before 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from project import ROOT, jsonl_records, read_lines
+from comparison.files import DEFAULT_MAX_LINE_BYTES, InputFileError, checked_bound, csv_records, jsonl_records
+from comparison.files import raw_lines, text_lines
+from project import ROOT
 
 METRICS_DIR = ROOT / "metrics"
 
@@ -51,12 +61,25 @@ DEFAULT_FIELDS = {"predictions": ("prediction", "predictions"), "references": ("
                   "contexts": ("context", "contexts"), "facts": ("fact", "facts")}
 
 
-def read_text_files(prediction_file: Path, reference_files: Sequence[Path], source_file: Path | None) -> Columns:
+def _read(reader, path: Path, *arguments: Any) -> Any:
+    """What ``reader`` reads from ``path``; a file that cannot be read or is not the data it should hold stops the
+    command with a message naming the file (and line)."""
+    try:
+        return reader(path, *arguments)
+    except InputFileError as error:
+        raise SystemExit(f"score: {error}") from None
+    except OSError as error:
+        raise SystemExit(f"score: cannot read {path}: {error.strerror or error}") from None
+
+
+def read_text_files(prediction_file: Path, reference_files: Sequence[Path], source_file: Path | None,
+                    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Columns:
     """Line-aligned text files as input columns (references: one string per prediction from one file, which every
     text metric takes and MAUVE needs; one list per prediction from several)."""
-    predictions = read_lines(prediction_file)
+    predictions = _read(text_lines, prediction_file, max_line_bytes)
     columns: Columns = {"predictions": predictions}
-    named = [(path, read_lines(path)) for path in (*reference_files, *([source_file] if source_file else []))]
+    named = [(path, _read(text_lines, path, max_line_bytes))
+             for path in (*reference_files, *([source_file] if source_file else []))]
     for path, stream in named:
         if len(stream) != len(predictions):
             raise SystemExit(f"score: {path} has {len(stream)} lines but {prediction_file} has {len(predictions)}")
@@ -69,10 +92,17 @@ def read_text_files(prediction_file: Path, reference_files: Sequence[Path], sour
     return columns
 
 
-def read_trec_files(run_file: Path, qrels_file: Path) -> Columns:
+def _check_line_lengths(path: Path, max_line_bytes: int) -> None:
+    for _ in raw_lines(path, max_line_bytes):
+        pass
+
+
+def read_trec_files(run_file: Path, qrels_file: Path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Columns:
     """A TREC run and qrels as ranking input columns: the queries trec_eval scores, in the run's order."""
     from metrics._core.core_ranking import pair_queries, read_trec_qrels, read_trec_run
 
+    for path in (run_file, qrels_file):
+        _read(_check_line_lengths, path, max_line_bytes)
     try:
         paired = pair_queries(read_trec_run(run_file), read_trec_qrels(qrels_file), metric="score")
     except (OSError, ValueError) as error:
@@ -80,30 +110,59 @@ def read_trec_files(run_file: Path, qrels_file: Path) -> Columns:
     return {"predictions": paired.runs, "references": paired.qrels}
 
 
-def _cell(text: str) -> int | float | str:
-    """A CSV cell as an integer or a float where it reads as one, else the text."""
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
+# The input columns that name things or hold texts: from a CSV file always strings, never numbers.
+TEXT_COLUMNS = frozenset({"items", "annotators", "systems", "sources", "contexts", "facts"})
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
-def csv_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """(line number, row) of a CSV file with a header line; numbers read as numbers."""
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        return [(reader.line_num, {key: _cell(value) for key, value in row.items()}) for row in reader]
+class CsvColumn(list):
+    """A CSV column: the cells' text, and ``numbers``, the cells as numbers when every cell of the column reads as
+    one (decimal digits, a sign, a point, an exponent, blanks around; all integers: ints, else floats), None
+    otherwise. Which of the two a metric gets depends on what its inputs take (:func:`metric_inputs`)."""
+
+    def __init__(self, cells: Sequence[str], numeric: bool) -> None:
+        super().__init__(cells)
+        self.numbers: list[int] | list[float] | None = None
+        stripped = [cell.strip() for cell in cells]
+        if numeric and cells:
+            try:
+                if all(_INTEGER.fullmatch(cell) for cell in stripped):
+                    self.numbers = [int(cell) for cell in stripped]
+                elif all(_DECIMAL.fullmatch(cell) for cell in stripped):
+                    self.numbers = [float(cell) for cell in stripped]
+            except ValueError:  # an integer of more digits than Python converts: not a number a metric takes
+                self.numbers = None
 
 
-def read_jsonl(path: Path, fields: Mapping[str, Sequence[str]]) -> Columns:
+def _takes_numbers(feature: Any) -> bool:
+    """Whether a ``datasets`` feature of a column is a number (a Value of a numeric or boolean type)."""
+    dtype = getattr(feature, "dtype", None)
+    return type(feature).__name__ == "Value" and dtype not in (None, "string", "large_string")
+
+
+def metric_inputs(module: Any, columns: Columns) -> Columns:
+    """The module's input columns: a CSV column as numbers where the module's features for it (one of their
+    alternatives) take numbers and every cell is a number, else as the cells' text."""
+    features = module.inputs.features(getattr(module, "config_name", "default"))
+    alternatives = features if isinstance(features, list) else [features]
+    inputs = {}
+    for column in module.inputs.columns:
+        values = columns[column]
+        if isinstance(values, CsvColumn):
+            numeric = values.numbers is not None and any(
+                _takes_numbers(alternative.get(column)) for alternative in alternatives if hasattr(alternative, "get"))
+            values = values.numbers if numeric else list(values)
+        inputs[column] = values
+    return inputs
+
+
+def read_jsonl(path: Path, fields: Mapping[str, Sequence[str]],
+               max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Columns:
     """JSONL objects (or the rows of a .csv file) as input columns: for each column, the first of its keys that
-    the first record has."""
-    try:
-        records = csv_records(path) if path.suffix.lower() == ".csv" else jsonl_records(path)
-    except ValueError as error:
-        raise SystemExit(f"score: {error}") from None
+    the first record has. CSV columns are :class:`CsvColumn`: text, and numbers where the column may be numbers."""
+    is_csv = path.suffix.lower() == ".csv"
+    records = _read(csv_records if is_csv else jsonl_records, path, max_line_bytes)
     if not records:
         raise SystemExit(f"score: {path} holds no records")
     columns: Columns = {}
@@ -116,7 +175,7 @@ def read_jsonl(path: Path, fields: Mapping[str, Sequence[str]]) -> Columns:
             if key not in record:
                 raise SystemExit(f"score: {path}:{number} has no field {key!r} (column {column!r})")
             values.append(record[key])
-        columns[column] = values
+        columns[column] = CsvColumn(values, column not in TEXT_COLUMNS) if is_csv else values
     return columns
 
 
@@ -167,7 +226,7 @@ def load_fitting(names: Sequence[str], columns: Columns, explicit: bool,
             problem = "needs " + ", ".join(f"`-o {name}.{option}=...`" for option in absent)
         if problem is None:
             try:
-                module.inputs.check(name, {column: columns[column] for column in needed})
+                module.inputs.check(name, metric_inputs(module, columns))
             except (TypeError, ValueError) as error:
                 problem = str(error)
         if problem is None:
@@ -184,8 +243,7 @@ def score(modules: Mapping[str, Any], columns: Columns, options: Mapping[str, Ma
     """Each metric's result (metric name -> result dict)."""
     results = {}
     for name, module in modules.items():
-        inputs = {column: columns[column] for column in module.inputs.columns}
-        results[name] = module.compute(**inputs, **options.get(name, {}))
+        results[name] = module.compute(**metric_inputs(module, columns), **options.get(name, {}))
     return results
 
 
@@ -234,6 +292,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-m", "--metrics", nargs="+", default=None, help="metric names (default: all)")
     parser.add_argument("-o", "--option", action="append", default=[], help="metric.key=value (repeatable)")
     parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("--max-line-bytes", type=int, default=DEFAULT_MAX_LINE_BYTES,
+                        help="refuse an input line (a segment, a JSONL record, a CSV field, a TREC line) longer than "
+                             f"this, before any scoring (default {DEFAULT_MAX_LINE_BYTES:,}; 0: no bound)")
     return parser
 
 
@@ -248,12 +309,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parse_options(arguments.option, metrics)
     if (arguments.run is None) != (arguments.qrels is None):
         raise SystemExit("score: --run and --qrels go together")
+    try:
+        bound = checked_bound(arguments.max_line_bytes)
+    except ValueError as error:
+        raise SystemExit(f"score: {error}") from None
     if arguments.run is not None:
-        columns = read_trec_files(arguments.run, arguments.qrels)
+        columns = read_trec_files(arguments.run, arguments.qrels, bound)
     elif arguments.jsonl:
-        columns = read_jsonl(arguments.jsonl, parse_fields(arguments.field))
+        columns = read_jsonl(arguments.jsonl, parse_fields(arguments.field), bound)
     else:
-        columns = read_text_files(arguments.predictions, arguments.references, arguments.sources)
+        columns = read_text_files(arguments.predictions, arguments.references, arguments.sources, bound)
     modules = load_fitting(metrics, columns, explicit=arguments.metrics is not None, options=options)
     results = score(modules, columns, options)
     if arguments.format == "json":

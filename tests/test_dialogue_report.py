@@ -289,7 +289,7 @@ def test_bad_input_stops_before_any_scoring(tmp_path: Path, monkeypatch: pytest.
         "twice": (changed(1, system="a"), r"rows.jsonl:2: system 'a' answers the context of .*rows.jsonl:1 again"),
         "one system": ([dict(record, system="a", item=n) for n, record in enumerate(good)],
                        r"needs at least two systems"),
-        "not an object": ([*good, [1, 2]], r"rows.jsonl:13 is a list, not a JSON object"),
+        "not an object": ([*good, [1, 2]], r"rows.jsonl:13 holds an array, not an object"),
         "annotator twice": (changed(0, annotators=["x", "y", "x"]), r"rows.jsonl:1: an annotator is named twice"),
         "annotators short": (changed(0, annotators=["x", "y"]), r"rows.jsonl:1: 3 ratings of 'Natural' but 2 annot"),
     }

@@ -5,7 +5,9 @@
 Run files (trec_eval's get_trec_results.c): one retrieved document per line, ``qid Q0 docno rank score tag``,
 fields separated by white space; further fields are ignored, the second (``Q0``) and fourth (``rank``) are not
 read (trec_eval ranks by score, never by the rank column), the score is a number. Qrels files
-(get_qrels.c): ``qid iter docno rel`` with exactly four fields, ``rel`` an integer grade. In both, blank lines
+(get_qrels.c): ``qid iter docno rel`` with exactly four fields, ``rel`` an integer grade. Both are UTF-8; a
+byte-order mark at the start of the file is dropped (it would otherwise glue itself to the first query id, and
+that query would be skipped as unjudged). In both, blank lines
 and lines whose first non-blank character is ``#`` are skipped (trec_eval 10 skips ``#`` comments; it rejects
 a blank line in a qrels file, we skip it). A document listed twice for one query is an error, as in trec_eval
 ("duplicate docs"), naming both lines. Unlike trec_eval's ``atof``/``atol``, which read ``1abc`` as 1, a score
@@ -38,7 +40,8 @@ def _records(path: str | os.PathLike[str], fields: int, exact: bool, layout: str
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             try:
-                line = raw.decode("utf-8")
+                # a byte-order mark (Windows editors write one) is not part of the first query id
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as error:
                 raise ValueError(f"{os.fspath(path)}:{number}: not UTF-8 text ({error.reason})") from None
             parts = line.split()

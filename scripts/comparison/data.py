@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from project import jsonl_records, read_lines
+import project  # noqa: F401 - puts the repository root on sys.path, so the core imports as metrics._core
+from comparison.files import DEFAULT_MAX_LINE_BYTES, InputFileError, jsonl_records, text_lines
 
 
 class ComparisonError(ValueError):
@@ -64,10 +65,22 @@ def from_columns(references: Sequence[Any], systems: Mapping[str, Sequence[str]]
                           list(sources) if sources is not None else None)
 
 
-def _read(path: Path, what: str) -> list[str]:
+def read_file(reader, path: Path, what: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Any:
+    """What ``reader`` (a reader of ``comparison.files``) reads from ``path``; ComparisonError naming the file (and
+    the line) when it is missing, unreadable, not UTF-8, has a line over the bound or is not the data it should
+    hold."""
     if not path.is_file():
         raise ComparisonError(f"compare: {what} file {path} does not exist")
-    return read_lines(path)
+    try:
+        return reader(path, max_line_bytes)
+    except InputFileError as error:
+        raise ComparisonError(f"compare: {error}") from None
+    except OSError as error:
+        raise ComparisonError(f"compare: cannot read {what} file {path}: {error.strerror or error}") from None
+
+
+def _read(path: Path, what: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> list[str]:
+    return read_file(text_lines, path, what, max_line_bytes)
 
 
 def system_name(spec: str) -> tuple[str, Path]:
@@ -79,12 +92,13 @@ def system_name(spec: str) -> tuple[str, Path]:
 
 
 def from_files(reference_files: Sequence[Path], system_specs: Sequence[str],
-               source_file: Path | None = None) -> ComparisonData:
+               source_file: Path | None = None, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> ComparisonData:
     """Data from one-segment-per-line files: reference files (several give several references per example),
-    system files (``name=path`` or a path) and an optional source file."""
+    system files (``name=path`` or a path) and an optional source file (UTF-8, a leading byte-order mark dropped,
+    no line over ``max_line_bytes``; see ``comparison.files``)."""
     if not reference_files:
         raise ComparisonError("compare: give at least one reference file")
-    streams = [_read(path, "reference") for path in reference_files]
+    streams = [_read(path, "reference", max_line_bytes) for path in reference_files]
     for path, stream in zip(reference_files, streams):
         if len(stream) != len(streams[0]):
             raise ComparisonError(f"compare: reference file {path} has {len(stream)} lines but "
@@ -94,21 +108,16 @@ def from_files(reference_files: Sequence[Path], system_specs: Sequence[str],
         name, path = system_name(spec)
         if name in systems:
             raise ComparisonError(f"compare: two systems are named {name!r}; name them with name=path")
-        systems[name] = _read(path, f"system {name!r}")
-    sources = _read(source_file, "source") if source_file is not None else None
+        systems[name] = _read(path, f"system {name!r}", max_line_bytes)
+    sources = _read(source_file, "source", max_line_bytes) if source_file is not None else None
     return ComparisonData([list(group) for group in zip(*streams)], systems, sources)
 
 
 def from_jsonl(path: Path, system_fields: Sequence[str], reference_field: str = "reference",
-               source_field: str | None = None) -> ComparisonData:
+               source_field: str | None = None, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> ComparisonData:
     """Data from a JSONL file with one object per example: a reference field (a string or a list of strings),
     one field per system and an optional source field."""
-    if not path.is_file():
-        raise ComparisonError(f"compare: JSONL file {path} does not exist")
-    try:
-        records = jsonl_records(path)
-    except ValueError as error:
-        raise ComparisonError(f"compare: {error}") from None
+    records = read_file(jsonl_records, path, "JSONL", max_line_bytes)
     if not records:
         raise ComparisonError(f"compare: {path} holds no records")
     wanted = [reference_field, *system_fields, *([source_field] if source_field else [])]

@@ -26,7 +26,7 @@ from typing import Any
 
 from comparison.data import ComparisonError
 from comparison.statistics import Headline, MetricStatistics
-from project import jsonl_records
+from comparison.files import jsonl_records
 
 # The input columns of a metric module that a dialogue row fills, and the row's attribute for each.
 COLUMNS = {"predictions": "response", "references": "reference", "contexts": "context", "facts": "fact"}
@@ -185,9 +185,11 @@ def read_usr_json(path: Path) -> list[DialogueRow]:
     if not path.is_file():
         raise _error(f"{path} does not exist")
     try:
-        contexts = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise _error(f"{path} is not JSON: {error}") from None
+        contexts = json.loads(path.read_text(encoding="utf-8-sig"))  # a byte-order mark is not part of the JSON
+    except UnicodeDecodeError as error:
+        raise _error(f"{path} is not UTF-8 text: {error}") from None
+    except (ValueError, RecursionError) as error:  # JSONDecodeError; nesting too deep for the parser
+        raise _error(f"{path} is not JSON that can be read: {error}") from None
     return usr_rows(contexts, str(path))
 
 

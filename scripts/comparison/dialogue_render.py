@@ -1,11 +1,9 @@
 """The dialogue-evaluation table in the comparison report's formats: HTML (self-contained, every text escaped),
-Markdown, CSV and JSON; the same rows and numbers in each."""
+Markdown (texts escaped), CSV (formula-like cells neutralised) and JSON; the same rows and numbers in each."""
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 import json
 import math
 from collections.abc import Sequence
@@ -13,7 +11,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from comparison.dialogue import DialogueReport, TableRow
-from comparison.render import _STYLE, _html_table, _number
+from comparison.render import _STYLE, _html_table, _number, csv_document, markdown_code, markdown_text
 
 DIALOGUE_FORMATS = ("html", "md", "csv", "json")
 DIGITS = 4
@@ -47,20 +45,18 @@ def summary_line(report: DialogueReport) -> str:
 
 
 def markdown(report: DialogueReport) -> str:
-    def escape(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
-
-    lines = [f"# {TITLE}", "", summary_line(report), "",
+    escape = markdown_text
+    lines = [f"# {TITLE}", "", escape(summary_line(report)), "",
              "| " + " | ".join(escape(cell) for cell in (*HEADER, *report.qualities)) + " |",
              "|---|---|---|" + "---:|" * (2 + len(report.qualities))]
     for row in report.table:
         cells = [*_first_columns(row), *(cell_text(row, quality) for quality in report.qualities)]
         lines.append("| " + " | ".join(escape(cell) for cell in cells) + " |")
-    lines += ["", *(f"- {note}" for note in report.notes)]
+    lines += ["", *(f"- {escape(note)}" for note in report.notes)]
     if report.signatures:
         lines += ["", "## Metrics", ""] + [
-            f"- {name}: options `{_options(report, name)}`, signature "
-            f"`{signature}`" for name, signature in report.signatures.items()]
+            f"- {escape(name)}: options {markdown_code(_options(report, name))}, signature "
+            f"{markdown_code(signature)}" for name, signature in report.signatures.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -81,12 +77,7 @@ def csv_rows(report: DialogueReport) -> list[dict[str, object]]:
 
 
 def csv_text(report: DialogueReport) -> str:
-    records = csv_rows(report)
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(records[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(records)
-    return out.getvalue()
+    return csv_document(csv_rows(report))
 
 
 def json_text(report: DialogueReport) -> str:

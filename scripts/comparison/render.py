@@ -1,4 +1,14 @@
-"""The report's formats: one self-contained HTML file (figures inlined as SVG), Markdown, JSON, CSV, LaTeX."""
+"""The report's formats: one self-contained HTML file (figures inlined as SVG), Markdown, JSON, CSV, LaTeX.
+
+System names, outputs, references and sources are data, never markup, in every format: HTML escapes them;
+Markdown backslash-escapes the characters that make links, images, emphasis, code, math, raw HTML or entities
+(``\\ ` * _ [ ] < > & ~ $ |``) and puts newlines as spaces, so a table row keeps its cells
+(:func:`markdown_text`); CSV prefixes a cell that a spreadsheet would run as a formula (starting with
+``= + - @``, a tab or a carriage return, after blanks or in full width too) with a single quote, as OWASP
+recommends (:func:`csv_cell`); LaTeX escapes its special characters (:func:`latex_text`). Files are written only
+under the output folder, each completely or not at all (a temporary file renamed into place), and a folder that
+cannot take them is refused before any scoring (:func:`check_output_folder`).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +17,14 @@ import html
 import io
 import json
 import math
-from collections.abc import Sequence
+import os
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from comparison.data import ComparisonError
 from comparison.plots import Figure
 from comparison.report import Report
 from comparison.statistics import Headline
@@ -86,81 +100,132 @@ def _human_names(report: Report) -> list[str]:
     return [name for name in _HUMAN_COLUMNS if name in given]
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>&~$|])")
+_LINE_BREAKS = re.compile(r"\r\n|[\r\n\v\f\x85\u2028\u2029]")
+
+
+def markdown_text(text: object) -> str:
+    """Text as Markdown shows it literally, on one line and inside a table cell: the characters that start
+    links, images, emphasis, code, math, strike-through, raw HTML or entities backslash-escaped (CommonMark
+    renders an escaped character as itself), ``|`` escaped (GitHub's tables), line breaks as spaces."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(text)))
+
+
+def markdown_code(text: object) -> str:
+    """Text as a Markdown code span (shown verbatim, never markup): fenced by more backticks than it holds."""
+    text = _LINE_BREAKS.sub(" ", str(text))
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    padding = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{padding}{text}{padding}{fence}"
+
+
+def markdown_row(cells: Sequence[object]) -> str:
+    """A Markdown table row of texts (each escaped by :func:`markdown_text`)."""
+    return "| " + " | ".join(markdown_text(cell) for cell in cells) + " |"
+
+
 def markdown(report: Report, figures: Sequence[Figure]) -> str:
-    lines = ["# System comparison", "", _settings_line(report), ""]
-    lines += ["| system | " + " | ".join(h.label for h in report.headlines) + " |",
-              "|---|" + "---|" * len(report.headlines)]
+    md = markdown_text
+    lines = ["# System comparison", "", md(_settings_line(report)), ""]
+    lines += [markdown_row(["system", *(h.label for h in report.headlines)]), "|---|" + "---|" * len(report.headlines)]
     for system in report.systems:
         cells = []
         for headline in report.headlines:
             score, interval, tests = _cell_text(report, headline, system)
             cells.append(f"{score} ({interval}; {tests})")
-        lines.append(f"| {system} | " + " | ".join(cells) + " |")
+        lines.append(markdown_row([system, *cells]))
     for table in report.buckets:
         digits = _digits(report, table.headline)
-        lines += ["", f"## {table.headline.label} {table.title}", "",
-                  "| system | " + " | ".join(f"{b.label} ({len(b.indices)})" for b in table.buckets) + " |",
+        lines += ["", f"## {md(table.headline.label)} {md(table.title)}", "",
+                  markdown_row(["system", *(f"{b.label} ({len(b.indices)})" for b in table.buckets)]),
                   "|---|" + "---|" * len(table.buckets)]
-        lines += [f"| {system} | " + " | ".join(_number(value, digits) for value in scores) + " |"
+        lines += [markdown_row([system, *(_number(value, digits) for value in scores)])
                   for system, scores in table.scores.items()]
     if report.examples:
         first, second = report.contrast
-        lines += ["", f"## Examples where {second} and {first} differ most", ""]
+        lines += ["", f"## Examples where {md(second)} and {md(first)} differ most", ""]
         for example in report.examples:
-            lines += [f"### Example {example.index} ({second} {'better' if example.difference > 0 else 'worse'})", ""]
+            lines += [f"### Example {example.index} ({md(second)} "
+                      f"{'better' if example.difference > 0 else 'worse'})", ""]
             if example.source is not None:
-                lines.append(f"- source: {example.source}")
-            lines += [f"- reference: {reference}" for reference in example.references]
+                lines.append(f"- source: {md(example.source)}")
+            lines += [f"- reference: {md(reference)}" for reference in example.references]
             for system, output in example.outputs.items():
                 numbers = ", ".join(f"{label} {value:.2f}" for label, value in example.scores[system].items())
-                lines.append(f"- {system}: {output} ({numbers})")
+                lines.append(f"- {md(system)}: {md(output)} ({md(numbers)})")
             lines.append("")
     if report.human is not None:
         names = _human_names(report)
-        lines += ["## Agreement with human scores", "", _HUMAN_NOTE, "",
-                  "| metric | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-        lines += [f"| {label} | " + " | ".join(_number(values.get(name), 4) for name in names) + " |"
+        lines += ["## Agreement with human scores", "", md(_HUMAN_NOTE), "",
+                  markdown_row(["metric", *names]), "|---|" + "---|" * len(names)]
+        lines += [markdown_row([label, *(_number(values.get(name), 4) for name in names)])
                   for label, values in report.human.correlations.items()]
         lines.append("")
-    lines += ["## Figures", ""] + [f"![{figure.title}](figures/{figure.name}.png)" for figure in figures]
-    lines += ["", "## Signatures", ""] + [f"- {name}: `{signature}`" for name, signature in report.signatures.items()]
+    lines += ["## Figures", ""] + [f"![{md(figure.title)}](figures/{figure.name}.png)" for figure in figures]
+    lines += ["", "## Signatures", ""] + [f"- {md(name)}: {markdown_code(signature)}"
+                                          for name, signature in report.signatures.items()]
     return "\n".join(lines) + "\n"
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  # OT1 fonts draw < > | as other glyphs; a [ right after a row's \\ would be read as its argument
+                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "[": "{[}", "]": "{]}"}
 
 
-def _latex_text(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(character, character) for character in text)
+def latex_text(text: object) -> str:
+    """Text as LaTeX typesets it literally: special characters escaped, line breaks and other control
+    characters (a blank line would end the table's paragraph) as spaces."""
+    return "".join(_LATEX_SPECIAL.get(character, " " if ord(character) < 32 or ord(character) == 0x7F else character)
+                   for character in str(text))
+
+
 
 
 def latex(report: Report) -> str:
     columns = "l" + "r" * len(report.headlines)
-    header = " & ".join(["System", *(_latex_text(h.label) + (r" $\uparrow$" if h.higher_is_better else r" $\downarrow$")
+    header = " & ".join(["System", *(latex_text(h.label) + (r" $\uparrow$" if h.higher_is_better else r" $\downarrow$")
                                      for h in report.headlines)])
     lines = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{columns}}}", r"\toprule", header + r" \\",
              r"\midrule"]
     for system in report.systems:
-        cells = [_latex_text(system)]
+        cells = [latex_text(system)]
         for headline in report.headlines:
             cell, digits = report.cell(headline, system), _digits(report, headline)
             marker = "$^{*}$" if system != report.baseline and cell.significant(report.settings.alpha) else ""
             cells.append(f"{_number(cell.score, digits)}{marker} {{\\scriptsize $\\pm${cell.interval.half_width:.{digits}f}}}")
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}",
-              rf"\caption{{{_latex_text(_settings_line(report))} $\pm$: half the interval's width.}}",
+              rf"\caption{{{latex_text(_settings_line(report))} $\pm$: half the interval's width.}}",
               r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 
-def csv_text(report: Report) -> str:
-    rows = table_rows(report)
+_FORMULA_START = frozenset("=+-@\t\r\uff1d\uff0b\uff0d\uff20")
+
+
+def csv_cell(value: object) -> object:
+    """A CSV cell that no spreadsheet runs as a formula (OWASP's CSV injection advice): a text starting with
+    ``= + - @``, a tab or a carriage return (also after blanks, and their full-width forms) gets a leading single
+    quote; numbers and other texts are unchanged."""
+    if isinstance(value, str) and value and (value[0] in _FORMULA_START or value.lstrip()[:1] in _FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_document(records: Sequence[Mapping[str, object]]) -> str:
+    """Records as CSV text: a header of the first record's keys, one row per record, every cell through
+    :func:`csv_cell`."""
+    names = list(records[0])
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([csv_cell(name) for name in names])
+    writer.writerows([csv_cell(record.get(name)) for name in names] for record in records)
     return out.getvalue()
+
+
+def csv_text(report: Report) -> str:
+    return csv_document(table_rows(report))
 
 
 def json_text(report: Report) -> str:
@@ -251,19 +316,101 @@ def html_page(report: Report, figures: Sequence[Figure]) -> str:
             f"<style>{_STYLE}</style></head><body>{''.join(parts)}</body></html>\n")
 
 
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def _inside(folder: Path, *parts: str) -> Path:
+    """``folder/parts...`` for names the report makes; a name that could leave the folder is a bug, refused."""
+    for part in parts:
+        if not _SAFE_NAME.fullmatch(part) or ".." in part:
+            raise ValueError(f"compare: refusing to write {part!r} (not a plain file name) under {folder}")
+    return folder.joinpath(*parts)
+
+
+def _refuse_link(path: Path) -> None:
+    if path.is_symlink():
+        raise ComparisonError(f"compare: {path} is a symbolic link; the report writes only plain files inside its "
+                              "folder, so remove it or choose another --output")
+
+
+def check_output_folder(folder: Path, formats: Sequence[str] = FORMATS) -> None:
+    """Refuse, before any scoring, an output folder the report cannot be written to: a path that is a file (or
+    under one), a folder that cannot be written, a link or a folder where a report file or ``figures`` goes. The
+    check writes and removes a temporary file in the folder (or in its nearest existing parent)."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ComparisonError(f"compare: --output {folder} is an existing file, not a folder; the report is a folder "
+                              "of files (report.html, report.md, ..., figures/)")
+    existing = folder
+    while not existing.exists():
+        if existing.is_symlink():
+            raise ComparisonError(f"compare: --output {folder}: {existing} is a broken symbolic link")
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ComparisonError(f"compare: --output {folder} cannot be made: {existing} is a file, not a folder")
+    if existing == folder:
+        for name in (*(f"report.{name}" for name in formats), "figures"):
+            path = folder / name
+            _refuse_link(path)
+            if name == "figures" and path.exists() and not path.is_dir():
+                raise ComparisonError(f"compare: {path} is a file; the figures go in a folder of that name")
+            if name != "figures" and path.is_dir():
+                raise ComparisonError(f"compare: {path} is a folder; the report writes a file of that name there")
+    try:
+        handle, probe = tempfile.mkstemp(dir=existing, prefix=".compare-probe-")
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as error:
+        raise ComparisonError(f"compare: --output {folder} cannot be written ({existing}: "
+                              f"{error.strerror or error})") from None
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    """``data`` into ``path`` completely or not at all: a temporary file beside it, renamed over it."""
+    _refuse_link(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        try:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.fchmod(handle, 0o666 & ~mask)  # the mode a plain open() gives, not mkstemp's private 0600
+        except BaseException:
+            os.close(handle)
+            raise
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
 def write(report: Report, figures: Sequence[Figure], folder: Path, formats: Sequence[str] = FORMATS) -> list[Path]:
     """The report in each format under ``folder`` (``report.<format>``; figures as PNG and SVG in
-    ``figures/``); the paths written."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "figures").mkdir(exist_ok=True)
-    written = []
-    for figure in figures:
-        (folder / "figures" / f"{figure.name}.png").write_bytes(figure.png)
-        (folder / "figures" / f"{figure.name}.svg").write_text(figure.svg, encoding="utf-8")
+    ``figures/``); the paths written. Everything is rendered before anything is written; each file is written
+    whole or not at all, and a write that fails (a full disk) raises a ComparisonError naming the file."""
+    unknown = [name for name in formats if name not in FORMATS]
+    if unknown:
+        raise ComparisonError(f"compare: unknown report formats {unknown}; choose from {list(FORMATS)}")
+    folder = Path(folder)
     render = {"html": lambda: html_page(report, figures), "md": lambda: markdown(report, figures),
               "json": lambda: json_text(report), "csv": lambda: csv_text(report), "tex": lambda: latex(report)}
-    for name in formats:
-        path = folder / f"report.{name}"
-        path.write_text(render[name](), encoding="utf-8")
-        written.append(path)
-    return written
+    files = []
+    for figure in figures:
+        files.append((_inside(folder, "figures", f"{figure.name}.png"), figure.png))
+        files.append((_inside(folder, "figures", f"{figure.name}.svg"), figure.svg.encode("utf-8")))
+    files += [(_inside(folder, f"report.{name}"), render[name]().encode("utf-8")) for name in formats]
+    check_output_folder(folder, formats)
+    done: list[Path] = []
+    for path, data in files:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _write_file(path, data)
+        except OSError as error:
+            raise ComparisonError(f"compare: could not write {path}: {error.strerror or error}; nothing of it is "
+                                  f"left, and the {len(done)} files written before it are complete") from None
+        done.append(path)
+    return [path for path in done if path.parent == folder]

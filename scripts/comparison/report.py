@@ -24,6 +24,7 @@ from comparison.statistics import TASK_METRICS, Headline, MetricStatistics
 from project import ROOT
 
 METRICS_DIR = ROOT / "metrics"
+MAX_EXAMPLES = 1000  # contrasting examples each way, and buckets, a report shows at most
 
 
 @dataclass
@@ -97,6 +98,10 @@ def compare(data: ComparisonData, metrics: Sequence[str] | None = None, *, task:
     the first system); ``analysis_metric`` (a metric name, default the second metric, else the first) drives the
     difficulty buckets and the contrasting examples of ``contrast`` (default: the baseline and the best other
     system on it). ``human`` (system -> one human score per example) adds each headline's agreement with them."""
+    for name, value, least in (("examples", examples, 0), ("buckets", buckets, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= MAX_EXAMPLES:
+            raise ComparisonError(f"compare: the number of {name} (--{name}) must be a whole number from {least} to "
+                                  f"{MAX_EXAMPLES:,}, got {value!r}")
     prepared, baseline = prepare(data, metrics, task, options, baseline)
     human_scores = checked_human_scores(data, human) if human is not None else None
     systems = list(data.systems)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from comparison.data import ComparisonError
 from comparison.statistics import MetricStatistics
 from metrics._core.core_resample import (
     Interval,
@@ -20,16 +21,43 @@ from metrics._core.core_resample import (
 )
 
 
+# Bounds of the resampling, checked before any scoring: every resample and trial scores every metric and system
+# once in Python (about 10-50 microseconds each), and the trials' differences are kept in memory (8 bytes per
+# trial and headline), so 10^9 trials would run for days and need 8 GB per metric.
+MAX_BOOTSTRAP_SAMPLES = 100_000
+MAX_AR_SAMPLES = 1_000_000
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 @dataclass(frozen=True)
 class ResamplingSettings:
-    """How intervals and tests are drawn: bootstrap resamples, approximate-randomization trials (0: no test),
-    seed, interval level and the significance level that earns a system its marker."""
+    """How intervals and tests are drawn: bootstrap resamples (1 to :data:`MAX_BOOTSTRAP_SAMPLES`),
+    approximate-randomization trials (0: no test; at most :data:`MAX_AR_SAMPLES`), seed (a whole number >= 0, or
+    None), interval level and the significance level that earns a system its marker (both strictly between 0 and
+    1). Checked when made, so a bad setting fails before any scoring."""
 
     n_samples: int = 1000
     ar_samples: int = 10000
     seed: int | None = 12345
     level: float = 0.95
     alpha: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not _whole(self.n_samples) or not 1 <= self.n_samples <= MAX_BOOTSTRAP_SAMPLES:
+            raise ComparisonError(f"compare: the bootstrap samples (--bootstrap-samples) must be a whole number from "
+                                  f"1 to {MAX_BOOTSTRAP_SAMPLES:,}, got {self.n_samples!r}")
+        if not _whole(self.ar_samples) or not 0 <= self.ar_samples <= MAX_AR_SAMPLES:
+            raise ComparisonError(f"compare: the approximate randomization trials (--ar-samples) must be a whole "
+                                  f"number from 0 (no test) to {MAX_AR_SAMPLES:,}, got {self.ar_samples!r}")
+        if self.seed is not None and (not _whole(self.seed) or self.seed < 0):
+            raise ComparisonError(f"compare: the seed (--seed) must be a whole number >= 0, got {self.seed!r}")
+        for name in ("level", "alpha"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+                raise ComparisonError(f"compare: the {name} must be a number strictly between 0 and 1, got {value!r}")
 
 
 @dataclass(frozen=True)
