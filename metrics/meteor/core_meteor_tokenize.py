@@ -38,7 +38,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .core_process import bounded_cache, object_label, process_state
+from .core_process import bounded_cache, import_cleanly, object_label, process_state
 
 TOKENIZER_NAME = "nltk_word"
 
@@ -246,7 +246,7 @@ class _Engines:
             with self.lock:
                 if not self.probed:
                     try:
-                        import regex
+                        regex = import_cleanly("regex")
                     except ImportError:
                         self.probes = None
                     else:
@@ -258,8 +258,8 @@ class _Engines:
         if self.nltk_tokenizer is None:
             with self.lock:
                 if self.nltk_tokenizer is None:
-                    try:
-                        from nltk.tokenize.destructive import NLTKWordTokenizer
+                    try:  # undone if interrupted, so that the next call imports it afresh
+                        NLTKWordTokenizer = import_cleanly("nltk.tokenize.destructive").NLTKWordTokenizer
                     except ImportError as error:
                         raise ImportError(
                             "meteor: tokenizing this text needs nltk (METEOR's reference implementation): "

@@ -40,7 +40,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .core_process import MIB, bounded_cache, process_state
+from .core_process import MIB, bounded_cache, import_cleanly, process_state
 
 # NLTK's POS_LIST: the parts of speech ``synsets(word)`` visits, in order.
 PARTS_OF_SPEECH = ("n", "v", "a", "r")
@@ -130,11 +130,11 @@ class WordNetLocation:
 def nltk_data_locations() -> list[WordNetLocation]:
     """WordNet as NLTK's downloader installs it, in the order of ``nltk.data.path`` (empty without nltk)."""
     try:
-        import nltk.data
+        nltk_data = import_cleanly("nltk.data")  # undone if interrupted, so that the next call imports it afresh
     except ImportError:
         return []
     locations = []
-    for entry in nltk.data.path:
+    for entry in nltk_data.path:
         if not isinstance(entry, (str, os.PathLike)):
             continue
         corpora = Path(entry) / "corpora"

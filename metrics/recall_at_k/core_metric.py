@@ -57,6 +57,7 @@ import inspect
 import math
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
@@ -68,10 +69,12 @@ from .core_inputs import Columns, InputKind
 from .core_options import MetricOptions, input_parameters, keyword_parameters
 from .core_process import clear_caches
 from .core_stats import EXAMPLES_FIELD, StatField, StatsSchema
-from .core_streaming import DEFAULT_STREAM_BATCH_SIZE, compute_from_cache, streaming_verified
+from .core_streaming import DEFAULT_STREAM_BATCH_SIZE, add_to_cache, added_examples, cache_mark, compute_from_cache
+from .core_streaming import WHOLE_FILE, holds_examples, salvage_writer, streaming_verified
 from .core_trainer import PredictionSource, TrainerTextMetrics, preprocess_logits_for_metrics
 
 Rows = Sequence[Sequence[Any]]
+_GUARDS_LOCK = threading.Lock()  # makes each module's own lock once
 _EVALUATE_INPUTS = ("predictions", "references")
 
 
@@ -320,8 +323,7 @@ class StatsMetric:
         columns = self.inputs.check(self.name, given, allow_empty=True)
         size = self.inputs.size(columns)
         if size:
-            self._count_added(size)
-            super().add_batch(**self.inputs.stored(columns))  # type: ignore[misc]
+            self._add_to_cache(self.inputs.stored(columns))
 
     def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
         """Check one example, then add it (``predictions=``/``references=``, as ``evaluate.combine`` passes
@@ -329,12 +331,40 @@ class StatsMetric:
         given = {"predictions": prediction, "references": reference, **kwargs}
         self._reject_unknown_inputs(given)
         columns = self.inputs.check_example(self.name, given)
-        self._count_added(1)
-        super().add_batch(**self.inputs.stored(columns))  # type: ignore[misc]
+        self._add_to_cache(self.inputs.stored(columns))
 
-    def _count_added(self, size: int) -> None:
-        """Examples added to the cache being written (a new one starts when evaluate has no writer)."""
-        self._added = size if getattr(self, "writer", None) is None else getattr(self, "_added", 0) + size
+    def _add_to_cache(self, stored: Mapping[str, Any]) -> None:
+        """Write checked, stored-form columns to evaluate's cache: flushed, and kept up to the last complete batch
+        when the write fails (``core_streaming.add_to_cache``)."""
+        rows = len(next(iter(stored.values()))) if stored else 0
+        with self._owned_cache():
+            add_to_cache(self, self.name, lambda: super(StatsMetric, self).add_batch(**stored), rows)
+
+    def __len__(self) -> int:
+        """Examples added and not yet scored (those kept after a failed compute included)."""
+        return added_examples(self)
+
+    @contextlib.contextmanager
+    def _owned_cache(self) -> Iterator[None]:
+        """Run the block as the only user of this module's added examples: calls from several threads wait for each
+        other, and a thread may not add to, or compute, examples that another live thread added and has not yet
+        scored (one module object accumulates one stream of examples)."""
+        guard = self.__dict__.get("_cache_guard")
+        if guard is None:
+            with _GUARDS_LOCK:
+                guard = self.__dict__.setdefault("_cache_guard", threading.RLock())
+        me = threading.current_thread()
+        with guard:
+            owner = self.__dict__.get("_cache_owner")
+            if owner is not None and owner is not me and owner.is_alive() and holds_examples(self):
+                raise RuntimeError(
+                    f"{self.name}: this module object holds {added_examples(self)} example(s) added by another "
+                    f"thread ({owner.name}) and not yet scored; one module object accumulates one stream of examples, "
+                    f"so it is not shared by threads that add examples: load a module in each thread "
+                    f"(`evaluate.load(...)`), or compute in the thread that added them"
+                )
+            self._cache_owner = me
+            yield
 
     def _reject_unknown_inputs(self, given: Mapping[str, Any]) -> None:
         unknown = [name for name in given if name not in self.inputs.columns and given[name] is not None]
@@ -346,6 +376,10 @@ class StatsMetric:
 
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
         """Score the given inputs, or those added with ``add``/``add_batch``; ``None`` on processes other than 0.
+
+        When it fails after ``add``/``add_batch`` (an error the data reveals, Ctrl-C), the added examples stay for the
+        next ``compute``; a module object holding examples that another live thread added refuses other threads
+        (``core_streaming``, :meth:`_owned_cache`).
 
         Under evaluate's evaluator with ``strategy="bootstrap"`` the result holds only what its bootstrap can
         resample; lm-evaluation-harness's per-document calls are refused where averaging them is not the
@@ -398,19 +432,27 @@ class StatsMetric:
         inputs, option_arguments = self._split_inputs(given)
         options = self.resolve_options(option_arguments)
         module: Any = self
-        nothing_added = module.writer is None and module.buf_writer is None
         given_any = any(value is not None for value in inputs.values())
-        if not given_any and nothing_added and module.num_process == 1:
-            columns = ", ".join(f"`{column}`" for column in self.inputs.columns)
-            raise ValueError(f"{self.name}: nothing to score: pass {columns} to compute, or add examples with "
-                             f"add/add_batch first")
-        if given_any and nothing_added and module.num_process == 1:
-            columns = self.inputs.check(self.name, inputs)
-            self.check_corpus_size(self.inputs.size(columns), options)
-            from evaluate import module as evaluate_module
+        with self._owned_cache():
+            nothing_added = not holds_examples(module)
+            if not given_any and nothing_added and module.num_process == 1:
+                columns = ", ".join(f"`{column}`" for column in self.inputs.columns)
+                raise ValueError(f"{self.name}: nothing to score: pass {columns} to compute, or add examples with "
+                                 f"add/add_batch first")
+            if not (given_any and nothing_added and module.num_process == 1):
+                return self._compute_added(inputs, given_any, options, option_arguments)
+        # In memory, outside the lock: nothing of this module's state is read or written.
+        columns = self.inputs.check(self.name, inputs)
+        self.check_corpus_size(self.inputs.size(columns), options)
+        from evaluate import module as evaluate_module
 
-            with evaluate_module.temp_seed(module.seed):
-                return self._result([columns], options)
+        with evaluate_module.temp_seed(module.seed):
+            return self._result([columns], options)
+
+    def _compute_added(self, inputs: Mapping[str, Any], given_any: bool, options: Any,
+                       option_arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+        """``compute`` of the examples added (and of inputs given to it as well), read from evaluate's cache."""
+        module: Any = self
         if not streaming_verified():
             if not getattr(self, "_warned_unverified", False):
                 _warn_unverified_evaluate()
@@ -418,17 +460,24 @@ class StatsMetric:
             import evaluate
 
             bound = {**getattr(self, "_bound_options", {}), **option_arguments}
-            return evaluate.EvaluationModule.compute(module, **{**given, **bound})
-        missing = [name for name in self.inputs.columns if name not in given]
+            return evaluate.EvaluationModule.compute(module, **{**inputs, **bound})
+        missing = [name for name in self.inputs.columns if name not in inputs]
         if missing and given_any:
             raise ValueError(f"Evaluation module inputs are missing: {missing}. "
                              f"All required inputs are {list(self.inputs.columns)}")
+        added_until = cache_mark(module) if given_any and module.num_process == 1 else WHOLE_FILE
         if given_any:
             self.add_batch(**inputs)
         if module.num_process == 1:
-            self.check_corpus_size(getattr(self, "_added", 0), options)
+            try:
+                self.check_corpus_size(added_examples(module), options)
+            except BaseException:
+                if given_any:  # not added: the caller still has them
+                    salvage_writer(module, added_until)
+                raise
         batch_size = _check_batch_size(self.name, self.stream_batch_size)
-        return compute_from_cache(module, lambda batches: self._result(self._checked(batches), options), batch_size)
+        return compute_from_cache(module, lambda batches: self._result(self._checked(batches), options), batch_size,
+                                  metric=self.name, added_until=added_until)
 
     def _compute(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """evaluate's scoring hook (used by evaluate's own ``compute``): inputs as lists, then options."""

@@ -15,12 +15,16 @@ the bytes its entries hold, not by their number: texts of any length cannot
 make it grow past its limit. Every cache is registered by name, so that
 :func:`clear_caches` empties them all and :func:`set_cache_limit` changes a
 limit for every copy of the core at once.
+
+:func:`import_cleanly` imports a module lazily so that an import that fails or is interrupted (Ctrl-C during the
+seconds NLTK takes to import) leaves nothing half imported behind for the next call to trip over.
 """
 
 from __future__ import annotations
 
 import gc
 import hashlib
+import importlib
 import sys
 import threading
 import types
@@ -228,3 +232,34 @@ def garbage_collection_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def import_cleanly(name: str) -> types.ModuleType:
+    """``importlib.import_module(name)``, undone when it fails or is interrupted.
+
+    Python removes from ``sys.modules`` only the module whose import raised, not the submodules its package had
+    imported by then: after Ctrl-C in ``import nltk``, ``nltk.data`` and dozens of others stay behind without their
+    package, and every later ``import nltk`` fails with "partially initialized module 'nltk'". So the modules a failed
+    import added are removed when their top-level package did not survive it, and modules left without their package
+    (by an earlier interrupted import, ours or the caller's) are removed before importing: the next import starts
+    afresh."""
+    top = name.partition(".")[0]
+    _forget_orphans((top,))
+    before = set(sys.modules)
+    try:
+        return importlib.import_module(name)
+    except BaseException:
+        added = [module for module in list(sys.modules) if module not in before]
+        _forget_orphans({module.partition(".")[0] for module in added} | {top})
+        raise
+
+
+def _forget_orphans(packages: Iterator[str] | set[str] | tuple[str, ...]) -> None:
+    """Remove from ``sys.modules`` the submodules of ``packages`` whose parent package is not there."""
+    for package in packages:
+        prefix = package + "."
+        names = sorted((module for module in list(sys.modules) if module.startswith(prefix)),
+                       key=lambda module: module.count("."))
+        for module in names:
+            if module.rpartition(".")[0] not in sys.modules:
+                sys.modules.pop(module, None)
