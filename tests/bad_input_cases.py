@@ -369,6 +369,18 @@ METRIC_OPTION_CASES: dict[str, list[tuple[str, str, dict[str, Any], str]]] = {
         ("quality-and-metric", "one name for another metric and a human quality",
          {"qualities": {"x": [1.0, 2.0, 3.0, 4.0]}, "other_metrics": {"x": [1.0, 2.0, 3.0, 4.0]}}, "qualities"),
     ],
+    "agreement": [
+        ("label-pairs-bound", "ratio alpha above its bound of label pairs (`max_label_pairs`)",
+         {"level_of_measurement": "ratio", "max_label_pairs": 2}, "max_label_pairs"),
+        ("annotator-pairs-bound", "pairwise correlation above its bound of annotator pairs (`max_annotator_pairs`)",
+         {"coefficients": "pairwise_spearman", "max_annotator_pairs": 1}, "max_annotator_pairs"),
+    ],
+    "coval": [
+        ("ceaf-bound", "CEAF's alignment above its bound (`max_ceaf_work`)", {"max_ceaf_work": 1}, "max_ceaf_work"),
+    ],
+    "rouge155": [
+        ("lcs-bound", "ROUGE-L above its bound of LCS cells (`max_lcs_cells`)", {"max_lcs_cells": 4}, "max_lcs_cells"),
+    ],
     "usr": [
         ("missing-models", "a `models` folder that does not exist", {"models": "/nonexistent/usr-models"}, "models"),
         ("missing-checkpoint", "a folder that holds no model (the three models' parent)", {"mlm_model": "{models}"}, "mlm_model"),
@@ -391,6 +403,10 @@ METRIC_OPTION_CASES: dict[str, list[tuple[str, str, dict[str, Any], str]]] = {
          {"pycocoevalcap_compatible": True, "use_stemmer": True}, "use_stemmer"),
         ("pycocoevalcap-tokens-stemmer", "stemming pycocoevalcap's tokens",
          {"tokenizer": "pycocoevalcap", "use_stemmer": True}, "use_stemmer"),
+        ("lcs-bound", "ROUGE-L above its bound of LCS cells (`max_lcs_cells`)", {"max_lcs_cells": 4},
+         "max_lcs_cells"),
+        ("skip-bigram-bound", "ROUGE-S above its bound of skip-bigram work (`max_skip_bigram_work`)",
+         {"rouge_types": ["rougeS"], "max_skip_bigram_work": 2}, "max_skip_bigram_work"),
     ],
 }
 

@@ -103,6 +103,18 @@ def test_custom_tokenizer_like_evaluate(rouge) -> None:
         rouge.compute(predictions=["a"], references=["a"], tokenizer=str.split, use_stemmer=True)
 
 
+@pytest.mark.parametrize(("tokenizer", "message"), [
+    (lambda text: None, r"returned NoneType \(None\) for the text 'a b'; it must return a list of tokens"),
+    (lambda text: 3, r"returned int \(3\) for the text 'a b'"),
+    (lambda text: text, r"returned str \('a b'\)"),  # would be read as one token per character
+    (lambda text: ["a", 3], r"returned a token of type int \(3\) for the text 'a b'; tokens must be strings"),
+])
+def test_a_custom_tokenizer_that_returns_no_tokens_is_a_clear_error(rouge, tokenizer, message) -> None:
+    """Issue 32, defect 20: `tokenizer=lambda s: None` raised `'NoneType' object is not iterable`."""
+    with pytest.raises(TypeError, match="^rouge: the custom `tokenizer` " + message):
+        rouge.compute(predictions=["a b"], references=["a c"], tokenizer=tokenizer)
+
+
 # --- Bad input of ROUGE's own options (the input classes every text-pair metric shares: test_bad_input.py) -------
 
 

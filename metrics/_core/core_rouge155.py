@@ -23,13 +23,19 @@ highest recall (rounded to 5 decimals for n-grams and skip-bigrams, unrounded fo
 
 ROUGE-1.5.5 stops with a division by zero when ROUGE-W meets a reference without a token; here that
 reference gets ROUGE-W recall 0 (and a warning says so).
+
+Resources: ROUGE-L and ROUGE-W align every reference sentence with every prediction sentence, quadratic in time
+(``core_rouge_bounds.lcs_cells``); skip-bigrams at any distance are quadratic in a text's length. Before any
+scoring, :func:`check_rouge155_resources` refuses an example whose alignment exceeds ``max_lcs_cells``, and
+:func:`core_rouge155_counts.skip_bigram_hits` a text with more than ``max_skip_bigrams`` skip-bigrams, with a
+``ValueError`` naming the example or text, the sizes, the bound and the remedies.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Literal
@@ -39,10 +45,11 @@ import numpy as np
 from .core_checks import check_list, check_names, warn_caller
 from .core_options import MetricOptions, boolean, choice, integer, number, option, optional
 from .core_rouge155_bootstrap import bootstrap_averages
-from .core_rouge155_counts import ngram_hits, skip_bigram_hits, skip_pair_count, text_offsets
+from .core_rouge155_counts import MAX_SKIP_PAIRS, ngram_hits, skip_bigram_hits, skip_pair_count, text_offsets
 from .core_rouge155_data import exception_table, smart_stopwords
 from .core_rouge155_lcs import mark_union, sentence_hits
 from .core_rouge155_text import Rouge155Tokenizer
+from .core_rouge_bounds import lcs_cells
 from .core_stats import StatField, StatsSchema
 
 METRIC = "rouge155"
@@ -128,6 +135,9 @@ def _eval_ids(metric: str, name: str, value: Any) -> tuple[str, ...]:
 
 
 MAX_BOOTSTRAP = 100_000
+# The cells of one (prediction, reference) pair's sentence alignments (core_rouge_bounds.lcs_cells) above which
+# ROUGE-L/W is refused: about a minute on a 2-core machine (ROUGE-L aligns 0.7-0.9e9 cells a second).
+DEFAULT_MAX_LCS_CELLS = 1 << 35
 
 
 @dataclass(frozen=True)
@@ -138,7 +148,8 @@ class Rouge155Options(MetricOptions):
     Defaults are pyrouge's command (``-c 95 -r 1000 -a``, ``-m`` on: pyrouge always adds it) with evaluate's
     default measures. ``confidence`` (``-c``), ``n_bootstrap`` (``-r``; 0: no resampling, plain means only) and
     ``eval_ids`` (the ``<EVAL ID>`` of each example, which orders the resampling) shape only the averages, not
-    the per-example statistics.
+    the per-example statistics. ``max_lcs_cells`` and ``max_skip_bigrams`` bound the quadratic measures of one
+    example (see the module text); they never change a result, only refuse.
     """
 
     metric_name = METRIC
@@ -155,6 +166,8 @@ class Rouge155Options(MetricOptions):
     confidence: float = option(95, number(minimum=0, maximum=100))
     n_bootstrap: int = option(1000, integer(minimum=0, maximum=MAX_BOOTSTRAP))
     eval_ids: tuple[str, ...] | None = option(None, optional(_eval_ids))
+    max_lcs_cells: int = option(DEFAULT_MAX_LCS_CELLS, integer(minimum=1))
+    max_skip_bigrams: int = option(MAX_SKIP_PAIRS, integer(minimum=1))
 
     def validate(self, metric: str) -> None:
         if self.length_limit is not None and self.byte_limit is not None:
@@ -288,7 +301,7 @@ def _ngram_counts(units: _Units, types: Sequence[Rouge155Type], counts: dict) ->
             counts[rouge_type.name] = per_unit
 
 
-def _skip_counts(units: _Units, types: Sequence[Rouge155Type], counts: dict) -> None:
+def _skip_counts(units: _Units, types: Sequence[Rouge155Type], counts: dict, max_pairs: int) -> None:
     skip_types = [rouge_type for rouge_type in types if rouge_type.kind == "S"]
     if not skip_types:
         return
@@ -301,7 +314,8 @@ def _skip_counts(units: _Units, types: Sequence[Rouge155Type], counts: dict) -> 
     for rouge_type in skip_types:
         skip = rouge_type.skip
         if skip not in pair_hits:
-            pair_hits[skip] = skip_bigram_hits(flat, starts, units.peer_text, units.model_text, skip).tolist()
+            pair_hits[skip] = skip_bigram_hits(flat, starts, units.peer_text, units.model_text, skip,
+                                               max_pairs=max_pairs).tolist()
         per_unit = []
         for unit, hit in enumerate(pair_hits[skip]):
             model_length, peer_length = units.model_lengths[unit], units.peer_lengths[unit]
@@ -314,24 +328,44 @@ def _skip_counts(units: _Units, types: Sequence[Rouge155Type], counts: dict) -> 
         counts[rouge_type.name] = per_unit
 
 
+# Sentence pairs aligned in one call of mark_union (its working arrays grow with them).
+_PAIR_CHUNK = 1 << 18
+
+
+def _sentence_pairs(units: _Units, first: np.ndarray, lengths: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(model sentences, peer sentences) of every pair of non-empty sentences of every unit, at most about
+    ``_PAIR_CHUNK`` pairs at a time (marks are OR-ed per model token, so any grouping gives the same marks)."""
+    models: list[np.ndarray] = []
+    peers: list[np.ndarray] = []
+    pending = 0
+    for peer, model in zip(units.peer_text.tolist(), units.model_text.tolist(), strict=True):
+        peer_sentences = first[peer] + np.flatnonzero(lengths[first[peer] : first[peer + 1]])
+        model_sentences = first[model] + np.flatnonzero(lengths[first[model] : first[model + 1]])
+        if not len(peer_sentences):
+            continue
+        rows = max(1, _PAIR_CHUNK // len(peer_sentences))
+        for start in range(0, len(model_sentences), rows):
+            block = model_sentences[start : start + rows]
+            models.append(np.repeat(block, len(peer_sentences)))
+            peers.append(np.tile(peer_sentences, len(block)))
+            pending += len(block) * len(peer_sentences)
+            if pending >= _PAIR_CHUNK:
+                yield np.concatenate(models), np.concatenate(peers)
+                models, peers, pending = [], [], 0
+    if pending:
+        yield np.concatenate(models), np.concatenate(peers)
+
+
 def _lcs_counts(units: _Units, weight: float | None) -> list[tuple[float, float, float, float]]:
     """Per unit (hits, reference total, prediction total, -f B score) of ROUGE-L (weight None) or ROUGE-W."""
     sentences = [sentence for text in units.texts for sentence in text.sentences]
     flat, starts = _flat(sentences)
     lengths = np.diff(starts)
     first = text_offsets(np.array([len(text.sentences) for text in units.texts], dtype=np.int64))
-    model_sentences: list[int] = []
-    peer_sentences: list[int] = []
-    for peer, model in zip(units.peer_text.tolist(), units.model_text.tolist(), strict=True):
-        peers = [s for s in range(first[peer], first[peer + 1]) if lengths[s]]
-        for sentence in range(first[model], first[model + 1]):
-            if lengths[sentence]:
-                model_sentences.extend([sentence] * len(peers))
-                peer_sentences.extend(peers)
-    marked = mark_union(
-        flat, starts, lengths, np.array(model_sentences, dtype=np.int64), np.array(peer_sentences, dtype=np.int64),
-        1.0 if weight is None else weight,
-    ).tolist()
+    flags = np.zeros(len(flat), dtype=bool)
+    for model_sentences, peer_sentences in _sentence_pairs(units, first, lengths):
+        flags |= mark_union(flat, starts, lengths, model_sentences, peer_sentences, 1.0 if weight is None else weight)
+    marked = flags.tolist()
     results = []
     for peer, model in zip(units.peer_text.tolist(), units.model_text.tolist(), strict=True):
         prediction, reference = units.texts[peer], units.texts[model]
@@ -354,13 +388,91 @@ def _lcs_counts(units: _Units, weight: float | None) -> list[tuple[float, float,
     return results
 
 
+def _lcs_refusal(name: str, example: int, reference: int, prediction: _Summary, model: _Summary, cells: int,
+                 bound: int) -> ValueError:
+    peer_sentences = sum(1 for sentence in prediction.sentences if sentence)
+    model_sentences = sum(1 for sentence in model.sentences if sentence)
+    minute = ", the default: about a minute's work on a 2-core machine" if bound == DEFAULT_MAX_LCS_CELLS else ""
+    return ValueError(
+        f"{METRIC}: {name} of predictions[{example}] ({len(prediction.tokens):,} tokens in {peer_sentences:,} "
+        f"sentence(s)) and references[{example}][{reference}] ({len(model.tokens):,} tokens in {model_sentences:,} "
+        f"sentence(s)) aligns every reference sentence with every prediction sentence: {cells:,} cells, more than "
+        f"max_lcs_cells={bound:,}{minute} (the alignment is quadratic in the texts' lengths). Score shorter texts, "
+        f"leave {name} out, or raise max_lcs_cells"
+    )
+
+
+def _skip_refusal(name: str, where: str, tokens: int, pairs: int, bound: int, unlimited: bool) -> ValueError:
+    return ValueError(
+        f"{METRIC}: a text of {tokens:,} tokens has {pairs:,} skip-bigrams{' at any distance' if unlimited else ''} "
+        f"({name} of {where}), more than max_skip_bigrams={bound:,} (counting them is quadratic in the length, as "
+        f"in ROUGE-1.5.5.pl); use a skip limit such as rougeSU4, leave rougeS/rougeSU out for such texts, or raise "
+        f"max_skip_bigrams"
+    )
+
+
+def _summary_cells(prediction: _Summary, model: _Summary) -> int:
+    peer = [len(sentence) for sentence in prediction.sentences if sentence]
+    reference = [len(sentence) for sentence in model.sentences if sentence]
+    return lcs_cells(sum(reference), sum(peer), len(reference), len(peer))
+
+
+def check_rouge155_resources(
+    predictions: Sequence[str], references: Sequence[Sequence[str]], options: Rouge155Options
+) -> None:
+    """Refuse, before any scoring, an example whose ROUGE-L/W alignment exceeds ``max_lcs_cells`` or whose texts
+    have more skip-bigrams than ``max_skip_bigrams``. Only texts whose length in characters could exceed a bound
+    are tokenized for it."""
+    aligned = [name for name in options.rouge_types if name in ("rougeL", "rougeW")]
+    skips = [rouge_type for rouge_type in options.parsed if rouge_type.kind == "S"]
+    if not aligned and not skips:
+        return
+    tokenizer = Rouge155Tokenizer(
+        options.use_stemmer, options.remove_stopwords, options.length_limit, options.byte_limit
+    )
+
+    def tokens_at_most(text: str) -> int:
+        return (len(text) + 1) // 2  # runs of [a-z0-9] between other characters
+
+    def skip_pairs(length: int) -> int:
+        return max(skip_pair_count(length, rouge_type.skip) for rouge_type in skips) if skips else 0
+
+    for example, (prediction_text, group) in enumerate(zip(predictions, references, strict=True)):
+        summaries: dict[str, _Summary] = {}
+
+        def summary(text: str) -> _Summary:
+            if text not in summaries:
+                summaries[text] = _Summary(*tokenizer.summary(text, tokenizer.token_ids(), True))
+            return summaries[text]
+
+        n = tokens_at_most(prediction_text)
+        for position, reference_text in enumerate(group):
+            m = tokens_at_most(reference_text)
+            rows, columns = reference_text.count("\n") + 1, prediction_text.count("\n") + 1
+            if aligned and lcs_cells(m, n, rows, columns) > options.max_lcs_cells:
+                cells = _summary_cells(summary(prediction_text), summary(reference_text))
+                if cells > options.max_lcs_cells:
+                    raise _lcs_refusal(aligned[0], example, position, summary(prediction_text),
+                                       summary(reference_text), cells, options.max_lcs_cells)
+            if skips and skip_pairs(max(n, m)) > options.max_skip_bigrams:
+                lengths = {f"predictions[{example}]": len(summary(prediction_text).tokens),
+                           f"references[{example}][{position}]": len(summary(reference_text).tokens)}
+                where, length = max(lengths.items(), key=lambda item: item[1])
+                if min(lengths.values()) >= 2 and skip_pairs(length) > options.max_skip_bigrams:
+                    worst = max(skips, key=lambda rouge_type: skip_pair_count(length, rouge_type.skip))
+                    raise _skip_refusal(worst.name, where, length, skip_pairs(length), options.max_skip_bigrams,
+                                        worst.skip < 0)
+
+
 _CHUNK_EXAMPLES = 8192
 
 
 def rouge155_rows(
     predictions: Sequence[str], references: Sequence[Sequence[str]], options: Rouge155Options
 ) -> list[tuple[Any, ...]]:
-    """Per-example rows in :func:`rouge155_schema` order (check inputs and options before calling)."""
+    """Per-example rows in :func:`rouge155_schema` order (check inputs and options before calling); every example
+    is first checked against the options' resource bounds (:func:`check_rouge155_resources`)."""
+    check_rouge155_resources(predictions, references, options)
     tokenizer = Rouge155Tokenizer(
         options.use_stemmer, options.remove_stopwords, options.length_limit, options.byte_limit
     )
@@ -392,7 +504,7 @@ def _rows_of(summaries: list[tuple[_Summary, list[_Summary]]], options: Rouge155
     units = _Units(summaries)
     counts: dict[str, list[tuple[float, float, float, float]]] = {}
     _ngram_counts(units, types, counts)
-    _skip_counts(units, types, counts)
+    _skip_counts(units, types, counts, options.max_skip_bigrams)
     if "rougeL" in options.rouge_types:
         counts["rougeL"] = _lcs_counts(units, None)
     if "rougeW" in options.rouge_types:

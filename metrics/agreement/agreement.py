@@ -146,6 +146,9 @@ Args:
         occur change weighted kappa (positions) but not alpha.
     confidence (`bool`, default `False`), n_bootstrap (default 1000), confidence_level (default 0.95),
         seed (default 12345): the bootstrap interval over items.
+    max_label_pairs (`int`, default `230`) and max_annotator_pairs (`int`, default `223`): the bounds of
+        the two quadratic computations, ratio alpha's pairs of labels and the pairwise correlations' pairs of annotators
+        (see Limitations); above them the coefficient is refused before anything is computed. They never change a result.
 
     `agreement.ratings_from_matrix(matrix, items=None, annotators=None, missing=None)` turns an items x annotators
     matrix (a list of rows, a 2-D numpy array or a pandas DataFrame) into the three lists, leaving out missing cells

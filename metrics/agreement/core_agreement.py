@@ -15,6 +15,11 @@ item with two. A coefficient whose chance agreement is already perfect (every ra
 0/0: an error for the corpus, a resample left out of the interval (with a warning) in the bootstrap. The
 correlation-based coefficients (:mod:`core_agreement_correlation`) need numeric labels (Pearson) or ordered ones
 (Spearman) and at least one annotator pair, or annotator, whose correlation is defined.
+
+Resources: every coefficient is linear in the ratings (times the resamples), except ratio alpha, which compares the
+distinct labels of each item pairwise and those of the whole corpus pairwise (once per resample), and the pairwise
+correlations, which pair the annotators of each item. Before computing either, :func:`check_resources` refuses
+with a ``ValueError`` when those pairs exceed ``max_label_pairs`` or ``max_annotator_pairs``.
 """
 
 from __future__ import annotations
@@ -27,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from .core_agreement_coefficients import ItemStatistics, cohen_kappa, fleiss_kappa, krippendorff_alpha
+from .core_agreement_coefficients import ItemStatistics, alpha_pairs, cohen_kappa, fleiss_kappa, krippendorff_alpha
 from .core_agreement_coefficients import percent_agreement
 from .core_agreement_correlation import CORRELATIONS, COUNTS, CorrelationAgreement, correlation_agreement
-from .core_agreement_options import AgreementOptions
+from .core_agreement_options import DEFAULT_MAX_ANNOTATOR_PAIRS, DEFAULT_MAX_LABEL_PAIRS, AgreementOptions
 from .core_agreement_table import RatingTable, rating_table
 from .core_checks import warn_caller
 from .core_resample import bootstrap_weights, percentile_interval
@@ -75,6 +80,40 @@ def _needs_numbers(metric: str, table: RatingTable, level: str) -> None:
     if level == "ratio" and table.values[0] < 0:
         raise ValueError(f"{metric}: ratio alpha needs labels of at least 0 (a ratio scale starts at an absolute "
                          f"zero), got {table.values[0]} in `labels`; use level_of_measurement='interval'")
+
+
+_MINUTE = ", the default: about a minute's work on a 2-core machine"
+
+
+def check_resources(metric: str, table: RatingTable, options: AgreementOptions) -> None:
+    """Refuse ratio alpha or a pairwise correlation whose pairs exceed the options' bounds, before computing any."""
+    resamples = options.n_bootstrap if options.confidence else 0
+    if "krippendorff_alpha" in options.coefficients and options.level_of_measurement == "ratio":
+        within, labels = alpha_pairs(table, "ratio")
+        pairs = within + labels * (1 + resamples)
+        if pairs > options.max_label_pairs:
+            again = f", once more for each of the {resamples:,} resamples" if resamples else ""
+            raise ValueError(
+                f"{metric}: ratio alpha compares {pairs:,} pairs of labels ({within:,} pairs of distinct labels within "
+                f"items, and {labels:,} pairs of the {len(table.values):,} distinct labels{again}), more than "
+                f"max_label_pairs={options.max_label_pairs:,}"
+                f"{_MINUTE if options.max_label_pairs == DEFAULT_MAX_LABEL_PAIRS else ''}; round the labels (fewer "
+                f"distinct values), use level_of_measurement='interval' (computed without pairs), "
+                f"{'lower n_bootstrap, ' if resamples else ''}or raise max_label_pairs")
+    pairwise = [name for name in options.coefficients if name.startswith("pairwise_")]
+    if pairwise:
+        sizes = [len(ratings) for ratings in table.ratings]
+        pairs = sum(size * (size - 1) // 2 for size in sizes) * (1 + resamples)
+        if pairs > options.max_annotator_pairs:
+            again = f" (times {1 + resamples:,}: the corpus and each resample)" if resamples else ""
+            raise ValueError(
+                f"{metric}: {NAMES[pairwise[0]]} correlates the labels of every pair of annotators of each item: "
+                f"{pairs:,} annotator pairs{again} for {len(table.annotators):,} annotators on {len(sizes):,} items "
+                f"(up to {max(sizes):,} ratings an item), more than max_annotator_pairs="
+                f"{options.max_annotator_pairs:,}"
+                f"{_MINUTE if options.max_annotator_pairs == DEFAULT_MAX_ANNOTATOR_PAIRS else ''}; use a leave-one-out "
+                f"coefficient (linear in the ratings), {'lower n_bootstrap, ' if resamples else ''}or raise "
+                f"max_annotator_pairs")
 
 
 def _alpha(metric: str, table: RatingTable, options: AgreementOptions) -> ItemStatistics:
@@ -195,6 +234,7 @@ def agreement_from_totals(metric: str, totals: Mapping[str, Any], options: Agree
     if not pairable:
         raise ValueError(f"{metric}: no item of `items` has two or more ratings, so there is no agreement to measure "
                          f"({len(table.items)} items, one rating each)")
+    check_resources(metric, table, options)
     result: dict[str, Any] = {}
     counts: dict[str, int] = {}
     for name in options.coefficients:

@@ -11,10 +11,15 @@ the bootstrap share one path.
   of them label c, adds n_uc n_uk / (m_u - 1) to the coincidence o_ck (c != k) and n_uc to the marginal n_c;
   alpha = 1 - (n - 1) sum o_ck d_ck / sum_{c != k} n_c n_k d_ck with the level's distance d (nominal 1; interval
   (c - k)^2; ratio ((c - k) / (c + k))^2; ordinal (sum_{g=c..k} n_g - (n_c + n_k) / 2)^2, the squared difference
-  of the two labels' mid-ranks, which depend on the marginals). With a fixed distance an item's disagreement
-  sum_{c != k} o_ck d_ck is one number; ordinal keeps each coincidence. The expected disagreement is in closed form
-  for nominal, interval and ordinal (interval's on mid-ranks); ratio's sums over pairs of labels. Items with one
-  rating have nothing to pair and are left out (the package's zero rows).
+  of the two labels' mid-ranks, which depend on the marginals). An item's disagreement sum_{c != k} n_uc n_uk d_ck
+  / (m_u - 1) is computed without listing its pairs of labels where the distance allows: nominal's is (m_u^2 -
+  sum_c n_uc^2) / (m_u - 1), interval's 2 m_u / (m_u - 1) sum_c n_uc (c - mean_u)^2 (a weighted variance), ordinal's
+  the same on mid-ranks; ratio's sums over its pairs of distinct labels, a block at a time. Nominal, interval and
+  ratio give one number per item; ordinal's mid-ranks depend on the marginals of the items a resample draws, so
+  its statistics are the items' draw counts themselves and the value is computed from each resample's draws. The
+  expected disagreement is in closed form for nominal, interval and ordinal (interval's on mid-ranks); ratio's
+  sums over pairs of distinct labels, a block at a time. Items with one rating have nothing to pair and are left
+  out (the package's zero rows).
 - Fleiss' kappa (Fleiss 1971; statsmodels' ``fleiss_kappa``): m ratings per item; per item its category counts
   and P_u = (sum_c n_uc^2 - m) / (m (m - 1)); kappa = (mean P_u - sum p_c^2) / (1 - sum p_c^2).
 - Cohen's kappa (Cohen 1960; scikit-learn's ``cohen_kappa_score``): two annotators; per item the cell of its
@@ -104,6 +109,12 @@ def pairs_within_items(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return left, left + 1 + offsets
 
 
+def pair_count(rows: np.ndarray) -> int:
+    """The number of pairs :func:`pairs_within_items` lists for entries sorted by row."""
+    sizes = np.bincount(rows) if len(rows) else np.zeros(0, dtype=np.int64)
+    return int((sizes * (sizes - 1) // 2).sum())
+
+
 def _blocked_sum(weights: np.ndarray, distance: Callable[[slice], np.ndarray]) -> float:
     """sum_{c, k} w_c w_k d_ck, the rows of d made ``distance(rows)`` a block at a time."""
     step = max(1, _BLOCK_ELEMENTS // max(len(weights), 1))
@@ -145,11 +156,6 @@ def _ratio_expected(marginals: np.ndarray, numbers: np.ndarray) -> float:
     return _blocked_sum(marginals, lambda rows: _ratio_distances(numbers[rows, None], numbers[None, :]))
 
 
-_FIXED_DISTANCES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "nominal": lambda first, second: np.ones(len(first)),
-    "interval": lambda first, second: (first - second) ** 2,
-    "ratio": _ratio_distances,
-}
 _EXPECTED = {"nominal": _nominal_expected, "interval": _interval_expected, "ratio": _ratio_expected}
 
 
@@ -164,32 +170,86 @@ def midranks(marginals: np.ndarray) -> np.ndarray:
     return np.cumsum(marginals) - marginals / 2
 
 
-def _ordinal_alpha(totals: np.ndarray, *, width: int, first: np.ndarray, second: np.ndarray) -> float:
-    marginals = totals[:width]
+def _spread(rows: np.ndarray, counts: np.ndarray, values: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Per item, sum_{c, k} n_uc n_uk (x_c - x_k)^2 / (m_u - 1) = 2 m_u / (m_u - 1) sum_c n_uc (x_c - mean_u)^2
+    (entries (row, count, value x) sorted by row; every item has m_u >= 2 ratings)."""
+    means = np.bincount(rows, weights=counts * values, minlength=len(sizes)) / sizes
+    squares = np.bincount(rows, weights=counts * (values - means[rows]) ** 2, minlength=len(sizes))
+    return 2 * sizes / (sizes - 1.0) * squares
+
+
+def _ratio_disagreement(rows: np.ndarray, counts: np.ndarray, numbers: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Per item, sum_{c != k} n_uc n_uk d_ck / (m_u - 1) with ratio's distance, over its pairs of distinct labels a
+    block of pairs at a time (entries (row, count, number) sorted by row)."""
+    disagreement = np.zeros(len(sizes))
+    per_row = np.bincount(rows, minlength=len(sizes)) if len(rows) else np.zeros(len(sizes), dtype=np.int64)
+    bounds = np.concatenate(([0], np.cumsum(per_row)))
+    pairs = per_row * (per_row - 1) // 2
+    start = 0
+    while start < len(sizes):  # a run of items with at most about _BLOCK_ELEMENTS pairs (or one item)
+        end = start + 1
+        total = pairs[start]
+        while end < len(sizes) and total + pairs[end] <= _BLOCK_ELEMENTS:
+            total += pairs[end]
+            end += 1
+        first, last = bounds[start], bounds[end]
+        block_rows = rows[first:last]
+        if pairs[start] <= _BLOCK_ELEMENTS:
+            left, right = pairs_within_items(block_rows)
+            left, right = left + first, right + first
+            weights = 2 * counts[left] * counts[right] * _ratio_distances(numbers[left], numbers[right])
+            disagreement += np.bincount(rows[left], weights=weights, minlength=len(sizes))
+        else:  # one item with many distinct labels: a block of its labels against all of them at a time
+            item_counts, item_numbers = counts[first:last].astype(np.float64), numbers[first:last]
+            disagreement[start] = _blocked_sum(item_counts, lambda part: _ratio_distances(
+                item_numbers[part, None], item_numbers[None, :]))
+        start = end
+    return disagreement / (sizes - 1.0)
+
+
+def _ordinal_alpha(draws: np.ndarray, *, rows: np.ndarray, values: np.ndarray, counts: np.ndarray,
+                   sizes: np.ndarray, width: int) -> float:
+    """Ordinal alpha of the items drawn ``draws`` times each: the mid-ranks of the drawn marginals, then each item's
+    spread of mid-ranks (:func:`_spread`), weighted by its draws."""
+    marginals = np.bincount(values, weights=draws[rows] * counts, minlength=width)
     ranks = midranks(marginals)
-    observed = 2 * float(totals[width:] @ (ranks[second] - ranks[first]) ** 2)
+    observed = float(draws @ _spread(rows, counts, ranks[values], sizes))
     return _alpha(observed, _interval_expected(marginals, ranks), marginals.sum())
 
 
+def alpha_pairs(table: RatingTable, level: str) -> tuple[int, int]:
+    """The pairs of labels alpha compares one by one at ``level``: ratio's pairs of distinct labels within items
+    (the observed disagreement, once), and of the distinct labels (the expected disagreement, for the corpus and for
+    each resample); none at the other levels, computed in closed form."""
+    if level != "ratio":
+        return 0, 0
+    rows, _, _, _ = table.value_counts(table.pairable())
+    return pair_count(rows), len(table.values) * (len(table.values) + 1) // 2
+
+
 def krippendorff_alpha(table: RatingTable, level: str) -> ItemStatistics:
-    """Alpha's statistics of the items with two or more ratings: label marginals, then the item's disagreement
-    (nominal, interval, ratio) or its coincidences of each pair of labels (ordinal)."""
+    """Alpha's statistics of the items with two or more ratings: label marginals and the item's disagreement
+    (nominal, interval, ratio), or the item's draw count (ordinal, whose value is computed from the draws)."""
     positions = table.pairable()
     rows, values, counts, sizes = table.value_counts(positions)
     width = len(table.values)
-    left, right = pairs_within_items(rows)
-    coincidences = counts[left] * counts[right] / (sizes[rows[left]] - 1)
-    marginals = (rows, values, counts)
+    every = np.arange(len(positions))
     if level == "ordinal":
-        keys, columns = np.unique(values[left] * width + values[right], return_inverse=True)
-        score = partial(_ordinal_alpha, width=width, first=keys // width, second=keys % width)
-        return _statistics((len(positions), width + len(keys)), score, marginals,
-                           (rows[left], width + columns, coincidences))
-    numbers = np.asarray(table.values, dtype=np.float64) if level != "nominal" else np.zeros(width)
-    distances = _FIXED_DISTANCES[level](numbers[values[left]], numbers[values[right]])
-    disagreement = np.bincount(rows[left], weights=2 * coincidences * distances, minlength=len(positions))
+        score = partial(_ordinal_alpha, rows=rows, values=values, counts=counts.astype(np.float64), sizes=sizes,
+                        width=width)
+        return _statistics((len(positions), len(positions)), score, (every, every, 1.0))
+    if level == "nominal":
+        numbers = np.zeros(width)
+        squares = np.bincount(rows, weights=counts * counts, minlength=len(positions))
+        disagreement = (sizes * sizes - squares) / (sizes - 1.0)
+    else:
+        numbers = np.asarray(table.values, dtype=np.float64)
+        if level == "interval":
+            disagreement = _spread(rows, counts, numbers[values], sizes)
+        else:
+            disagreement = _ratio_disagreement(rows, counts.astype(np.float64), numbers[values], sizes)
     score = partial(_fixed_alpha, width=width, level=level, numbers=numbers)
-    return _statistics((len(positions), width + 1), score, marginals, (np.arange(len(positions)), width, disagreement))
+    return _statistics((len(positions), width + 1), score, (rows, values, counts), (every, width, disagreement))
 
 
 # -- Fleiss' kappa -------------------------------------------------------------------------------------------------

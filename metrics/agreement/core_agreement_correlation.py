@@ -28,7 +28,6 @@ repeated rows (repeated rows tie, as they would in scipy on the resampled table)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -164,9 +163,19 @@ def _means_of_others(items: np.ndarray, values: np.ndarray, sizes: np.ndarray) -
     others = np.empty(len(values))
     listed = values.tolist()
     for start, end in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-        for index in range(start, end):
-            others[index] = math.fsum(listed[start:index] + listed[index + 1:end]) / (end - start - 1)
+        others[start:end] = [total / (end - start - 1) for total in _sums_of_others(listed[start:end])]
     return others
+
+
+def _sums_of_others(values: list[float]) -> list[float]:
+    """For each value, ``math.fsum`` of the others (the correctly rounded sum), in linear time: the values as
+    integers over a common power of two, whose exact total less each one is divided back correctly rounded (Python's
+    integer true division rounds correctly, as fsum does)."""
+    ratios = [value.as_integer_ratio() for value in values]
+    scale = max(denominator for _, denominator in ratios)  # each denominator is a power of two
+    integers = [numerator * (scale // denominator) for numerator, denominator in ratios]
+    total = sum(integers)
+    return [(total - integer) / scale for integer in integers]
 
 
 def correlation_agreement(table: RatingTable, numbers: np.ndarray, family: str,

@@ -9,7 +9,10 @@ papers, mean pairwise and leave-one-out Spearman or Pearson, on request); ``leve
 ``weights`` is Cohen's kappa's (None, "linear", "quadratic", as scikit-learn's ``cohen_kappa_score``);
 ``value_domain`` lists every possible label in order (krippendorff's ``value_domain``; scikit-learn's ``labels``
 for weighted kappa). The bootstrap options (``confidence``, ``n_bootstrap``, ``confidence_level``, ``seed``) are
-sacreBLEU's, shared with the other metrics.
+sacreBLEU's, shared with the other metrics. ``max_label_pairs`` and ``max_annotator_pairs`` bound the two
+quadratic computations (ratio alpha's pairs of distinct labels; the pairwise correlations' pairs of annotators
+within items), each about a minute's work on a 2-core machine by default: above them the coefficient is refused
+before it is computed.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any, ClassVar
 
 from .core_agreement_inputs import Label, check_labels
 from .core_checks import check_names
-from .core_options import choice, option, optional
+from .core_options import choice, integer, option, optional
 from .core_resample_options import BootstrapOptions
 
 COEFFICIENTS = ("krippendorff_alpha", "fleiss_kappa", "cohen_kappa", "percent_agreement", "pairwise_spearman",
@@ -28,6 +31,10 @@ COEFFICIENTS = ("krippendorff_alpha", "fleiss_kappa", "cohen_kappa", "percent_ag
 DEFAULT_COEFFICIENTS = ("krippendorff_alpha", "percent_agreement")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 WEIGHTS = ("linear", "quadratic")
+# Ratio alpha compares about 20 million pairs of labels a second; the pairwise correlations about 250,000
+# annotator pairs (and take about 150 bytes each).
+DEFAULT_MAX_LABEL_PAIRS = 1 << 30
+DEFAULT_MAX_ANNOTATOR_PAIRS = 1 << 23
 
 
 def check_coefficients(metric: str, name: str, value: Any) -> tuple[str, ...]:
@@ -63,6 +70,8 @@ class AgreementOptions(BootstrapOptions):
     level_of_measurement: str = option("nominal", choice(*LEVELS))
     weights: str | None = option(None, optional(choice(*WEIGHTS)))
     value_domain: tuple[Label, ...] | None = option(None, optional(check_value_domain))
+    max_label_pairs: int = option(DEFAULT_MAX_LABEL_PAIRS, integer(minimum=1))
+    max_annotator_pairs: int = option(DEFAULT_MAX_ANNOTATOR_PAIRS, integer(minimum=1))
 
     def validate(self, metric: str) -> None:
         if self.weights is not None and "cohen_kappa" not in self.coefficients:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import numbers
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Literal
 
 Client = Literal["evaluator bootstrap", "lm-eval per document"]

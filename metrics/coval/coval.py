@@ -67,6 +67,8 @@ Args:
     keep_singletons (`bool`, default `True`): score entities of one mention; `False` removes them from both sides.
     NP_only, min_span, remove_nested (`bool`, default `False`): coval's parse-based mention filters;
         `True` is an error (see Limitations).
+    max_ceaf_work (`int`, default `233`): the bound of CEAF's alignment of one document, in steps (see
+        Limitations); a document above it is refused before any document of its batch is scored. It never changes a result.
 Returns:
     `mentions/recall`, `mentions/precision`, `mentions/f1`, and the same three for `muc`, `bcub`, `ceafm`, `ceafe`,
     `lea` and `blanc` (floats, 0 to 1); `conll_score` (0 to 100). evaluate's `coval` returns the `mentions`, `muc`,

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -173,7 +173,24 @@ def make_tokenizer(tokenizer: str | Callable[[str], Sequence[str]] | Any | None,
     function = getattr(tokenizer, "tokenize", tokenizer)
     if not callable(function):
         raise TypeError("tokenizer must be a name, a callable or an object with a tokenize method")
-    return RougeTokenizer(custom_tokenizer_label(tokenizer, function), function, False)
+    return RougeTokenizer(custom_tokenizer_label(tokenizer, function), _checked_tokens(function), False)
+
+
+def _checked_tokens(function: Callable[[str], Any]) -> Callable[[str], list[str]]:
+    """``function`` whose result must be a list (or another iterable, not a string) of string tokens."""
+    def tokens(text: str) -> list[str]:
+        result = function(text)
+        if isinstance(result, (str, bytes)) or not isinstance(result, Iterable):
+            raise TypeError(f"rouge: the custom `tokenizer` returned {type(result).__name__} ({result!r:.60}) for "
+                            f"the text {text!r:.60}; it must return a list of tokens (strings)")
+        result = list(result)
+        for token in result:
+            if not isinstance(token, str):
+                raise TypeError(f"rouge: the custom `tokenizer` returned a token of type {type(token).__name__} "
+                                f"({token!r:.60}) for the text {text!r:.60}; tokens must be strings")
+        return result
+
+    return tokens
 
 
 def custom_tokenizer_label(tokenizer: Any, function: Callable[..., Any]) -> str:

@@ -149,12 +149,14 @@ def _pair_counts(local: np.ndarray, skip: int, size: int) -> tuple[np.ndarray, n
 
 
 def skip_bigram_hits(
-    flat: np.ndarray, starts: np.ndarray, peer_text: np.ndarray, model_text: np.ndarray, skip: int
+    flat: np.ndarray, starts: np.ndarray, peer_text: np.ndarray, model_text: np.ndarray, skip: int,
+    max_pairs: int = MAX_SKIP_PAIRS,
 ) -> np.ndarray:
     """Clipped skip-bigram hits of each unit (pairs with at most ``skip`` tokens between; any when skip < 0).
 
-    A text with more than ``MAX_SKIP_PAIRS`` skip-bigrams (about 8,000 tokens without a skip limit) is refused
-    with a ``ValueError``: counting them is quadratic in the text's length, as in ROUGE-1.5.5.pl.
+    A text with more than ``max_pairs`` skip-bigrams (by default ``MAX_SKIP_PAIRS``: about 8,000 tokens without a
+    skip limit) is refused with a ``ValueError``: counting them is quadratic in the text's length, as in
+    ROUGE-1.5.5.pl.
     """
     hits = np.zeros(len(peer_text), dtype=np.int64)
     for unit, (peer, model) in enumerate(zip(peer_text.tolist(), model_text.tolist(), strict=True)):
@@ -163,12 +165,12 @@ def skip_bigram_hits(
         if len(peer_ids) < 2 or len(model_ids) < 2:
             continue
         for ids in (peer_ids, model_ids):
-            if skip_pair_count(len(ids), skip) > MAX_SKIP_PAIRS:
+            if skip_pair_count(len(ids), skip) > max_pairs:
                 raise ValueError(
                     f"rouge155: a text of {len(ids):,} tokens has {skip_pair_count(len(ids), skip):,} skip-bigrams"
-                    f"{'' if skip >= 0 else ' at any distance'}, more than the {MAX_SKIP_PAIRS:,} this module counts "
+                    f"{'' if skip >= 0 else ' at any distance'}, more than max_skip_bigrams={max_pairs:,} "
                     "(counting them is quadratic in the length, as in ROUGE-1.5.5.pl); use a skip limit such as "
-                    "rougeSU4, or leave rougeS/rougeSU out for such texts"
+                    "rougeSU4, leave rougeS/rougeSU out for such texts, or raise max_skip_bigrams"
                 )
         vocabulary, local = np.unique(np.concatenate([peer_ids, model_ids]), return_inverse=True)
         size = len(vocabulary)
