@@ -16,6 +16,7 @@ with several references gets the maximum of its pairs' scores.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from .core_bleurt_tokenize import (
 )
 from .core_devices import PRECISIONS, ModelPlacement, run_halving
 from .core_embed import length_batches, pad_ids
-from .core_models import offline_model_folder
+from .core_models import check_folder_links, offline_model_folder
 from .core_onednn import use_onednn_linears
 from .core_options import MetricOptions, anything, boolean, choice, integer, option
 from .core_process import process_state
@@ -84,8 +85,9 @@ def resolve_checkpoint(metric: str, checkpoint: Any) -> BleurtCheckpoint:
         raise TypeError(f"{metric}: `checkpoint` must be a string (a checkpoint folder or a cached model name), "
                         f"got {type(checkpoint).__name__}")
     folder = Path(checkpoint).expanduser()
-    if folder.is_dir():
-        folder = folder.resolve()
+    if folder.is_dir():  # a folder that is a link is fine; links in it that point out of it are refused
+        folder = (check_folder_links(metric, folder, argument="checkpoint")
+                  if os.path.lexists(folder / "config.json") else folder.resolve())
     elif folder.exists():
         raise ValueError(f"{metric}: `checkpoint` {str(checkpoint)!r} is a file, not a folder; {LAYOUT}")
     else:

@@ -31,7 +31,7 @@ from .core_embed import embed_texts, encode_text
 from .core_lm_models import PACKAGED_LM_NAME, PACKAGED_LM_PACKAGE, PACKAGED_LM_PIP, LoadedLm, load_lm
 from .core_lm_windows import bucket_length, window_batches
 from .core_models import PACKAGED_MODEL_NAME, PACKAGED_MODEL_PACKAGE, PACKAGED_MODEL_PIP, LoadedModel, load_model
-from .core_models import ModelSource, resolve_model, truncated_model
+from .core_models import FolderLinkError, ModelSource, resolve_model, truncated_model
 from .core_sentence import pool, pooling_config
 
 FeatureKind = Literal["last_token", "mean_pooled"]
@@ -70,8 +70,19 @@ def resolve_feature_model(metric: str, name: Any) -> FeatureModel:
         if not Path(name).expanduser().is_file():
             raise ValueError(f"{metric}: `featurize_model_name` GGUF file {name!r} does not exist")
         return FeatureModel("last_token", name, name)
+    if Path(name).expanduser().is_dir():  # a local folder's own faults (no config.json, a link out) as they are
+        source = resolve_model(metric, name, argument="featurize_model_name")
+    else:
+        source = _cached_model(metric, name)
+    kind: FeatureKind = "last_token" if _is_causal_lm(metric, source) else "mean_pooled"
+    return FeatureModel(kind, name, name)
+
+
+def _cached_model(metric: str, name: str) -> ModelSource:
     try:
-        source = resolve_model(metric, name)
+        return resolve_model(metric, name, argument="featurize_model_name")
+    except FolderLinkError:  # found in the cache, but its snapshot links out of the model's cache folder
+        raise
     except ValueError as error:
         raise ValueError(
             f"{metric}: `featurize_model_name` {name!r} is not a model available offline: it is neither a packaged "
@@ -79,8 +90,6 @@ def resolve_feature_model(metric: str, name: Any) -> FeatureModel:
             f"nor a model in the local Hugging Face cache, and nothing is downloaded. Download it once "
             f"(`huggingface-cli download {name}`) or pass a local folder"
         ) from error
-    kind: FeatureKind = "last_token" if _is_causal_lm(metric, source) else "mean_pooled"
-    return FeatureModel(kind, name, name)
 
 
 def _is_causal_lm(metric: str, source: ModelSource) -> bool:
@@ -104,7 +113,8 @@ def load_feature_model(metric: str, model: FeatureModel, device: torch.device, p
     (the neural core's caches)."""
     if model.kind == "last_token":
         return load_lm(metric, model.load_name, device=device, precision=precision)
-    return load_model(metric, resolve_model(metric, model.load_name), use_fast_tokenizer=True, device=device,
+    source = resolve_model(metric, model.load_name, argument="featurize_model_name")
+    return load_model(metric, source, use_fast_tokenizer=True, device=device,
                       dtype=select_dtype(metric, precision, device))
 
 

@@ -6,16 +6,20 @@ unbabel-comet saves a model as a folder holding ``hparams.yaml`` and ``checkpoin
 pytorch-lightning checkpoint: the ``state_dict`` and the ``hyper_parameters``). The encoder's weights are in the
 checkpoint; its configuration and tokenizer come from the model named by the ``pretrained_model`` hyper-parameter
 (e.g. ``xlm-roberta-large``), which must be a local folder or already in the local Hugging Face cache. The
-checkpoint is read with ``torch.load(weights_only=True)``: no code from the file is run.
+checkpoint is read with ``torch.load(weights_only=True)``: no code from the file is run, and a folder holding a
+symbolic link out of it is refused before anything is read (``core_models.check_folder_links``).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
+
+from .core_models import check_folder_links
 
 LAYOUT = (
     "a COMET model folder as unbabel-comet saves it: <folder>/hparams.yaml and <folder>/checkpoints/model.ckpt "
@@ -67,6 +71,8 @@ def locate_checkpoint(metric: str, model: Any) -> CometCheckpoint:
         folder = _cached_snapshot(metric, str(model))
         checkpoint = folder / "checkpoints" / "model.ckpt"
     hparams_file = folder / "hparams.yaml"
+    if os.path.lexists(hparams_file):  # a COMET folder: links out of it are refused before anything is read
+        check_folder_links(metric, folder, argument="checkpoint")
     if not checkpoint.is_file() or not hparams_file.is_file():
         missing = [str(file) for file in (hparams_file, checkpoint) if not file.is_file()]
         raise ValueError(f"{metric}: {str(model)!r} is not a COMET checkpoint: {', '.join(missing)} missing; "
