@@ -16,20 +16,27 @@ DR (official ``train_understandable.py``: ``load_pred_examples`` lines 331-373 w
 ``glue_convert_examples_to_features``, ``predict`` lines 234-258): the pair is encoded ``<s> a </s></s> b </s>``,
 truncated to :data:`~core_usr.DR_MAX_LENGTH` ids by removing the last token of the longer text one at a time (the
 second on ties: transformers 2.x's ``longest_first``), and the score is the softmax probability of class 1 (the
-true response). Distinct pairs are scored once, in length-sorted batches padded to their own longest (the official
-code pads every pair to 128).
+true response). Distinct pairs are scored once, in length-sorted batches (the official code pads every pair to
+128 ids and scores one pair at a time).
 
-Position ids are RoBERTa's ``2..n+1`` given explicitly, as transformers 2.x computed them (not from the ids, where a
-``<pad>`` inside a text would shift them). On an accelerator's out-of-memory error a batch is split in halves.
+The encoder runs on packed sequences (:func:`encode_picked`): the sequences of a batch are laid end to end with no
+padding, every linear layer multiplies all their tokens at once, attention runs per run of equal-length sequences
+(no mask needed), and the last layer is computed only where the score reads it (the masked position of each MLM
+copy, the ``<s>`` of each DR pair; the other positions' last-layer outputs enter no score). On the CPU in fp32 the
+feed-forward activation and the residual additions are fused into oneDNN's linear layers. Position ids are
+RoBERTa's ``2..n+1``, as transformers 2.x computed them for unpadded sequences (not from the ids, where a ``<pad>``
+inside a text would shift them). On an accelerator's out-of-memory error a batch is split in halves.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import groupby
 
 import torch
 
 from .core_devices import run_halving
+from .core_onednn import OneDnnLinear
 from .core_usr import DR_MAX_LENGTH, MLM_WINDOW, usr_regression, usr_texts
 from .core_usr_models import LoadedUsrModel
 
@@ -56,8 +63,115 @@ def dr_ids(loaded: LoadedUsrModel, first: str, second: str) -> list[int]:
     return [tokenizer.cls_id, *a, tokenizer.sep_id, tokenizer.sep_id, *b, tokenizer.sep_id]
 
 
-def _positions(length: int, rows: int, device: torch.device) -> torch.Tensor:
-    return torch.arange(2, length + 2, device=device).unsqueeze(0).expand(rows, length)
+Runs = list[tuple[int, int]]  # (sequences, length) of each run of equal-length sequences in a packed batch
+
+
+def _runs(lengths: Sequence[int]) -> Runs:
+    return [(len(list(group)), length) for length, group in groupby(lengths)]
+
+
+def _linear(layer: torch.nn.Module, inputs: torch.Tensor, *, activation: Callable | None = None,
+            fused_gelu: bool = False, residual: torch.Tensor | None = None) -> torch.Tensor:
+    """``layer(inputs)``, then ``activation`` or ``+ residual``; fused into oneDNN's kernel where the layer is a
+    :class:`OneDnnLinear` (GELU only where it is the exact, erf-based GELU: ``fused_gelu``)."""
+    if isinstance(layer, OneDnnLinear):
+        if activation is not None and fused_gelu:
+            return torch.ops.mkldnn._linear_pointwise(inputs, layer.packed_weight, layer.bias, "gelu", [], "none")
+        if residual is not None:
+            return torch.ops.mkldnn._linear_pointwise.binary(inputs, residual.contiguous(), layer.packed_weight,
+                                                             layer.bias, "add")
+    outputs = layer(inputs)
+    if activation is not None:
+        return activation(outputs)
+    return outputs if residual is None else outputs + residual
+
+
+def _attend(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, runs: Runs, heads: int, scale: float,
+            query_rows: int | None = None) -> torch.Tensor:
+    """Softmax attention within each packed sequence: ``key``/``value`` hold every token of the runs' sequences
+    (``[tokens, width]``), ``query`` the same or, with ``query_rows``, that many rows per sequence."""
+    width = key.shape[-1]
+    size = width // heads
+    outputs, token, row = [], 0, 0
+    for count, length in runs:
+        rows = length if query_rows is None else query_rows
+        q = query[row:row + count * rows].view(count, rows, heads, size).transpose(1, 2)
+        k = key[token:token + count * length].view(count, length, heads, size).transpose(1, 2)
+        v = value[token:token + count * length].view(count, length, heads, size).transpose(1, 2)
+        attended = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale)
+        outputs.append(attended.transpose(1, 2).reshape(count * rows, width))
+        token, row = token + count * length, row + count * rows
+    return outputs[0] if len(outputs) == 1 else torch.cat(outputs)
+
+
+def _layer(layer: torch.nn.Module, hidden: torch.Tensor, runs: Runs, fused_gelu: bool,
+           picked: torch.Tensor | None = None) -> torch.Tensor:
+    """One RoBERTa encoder layer (transformers' ``RobertaLayer`` in evaluation mode) over packed sequences; with
+    ``picked`` (one packed row per sequence of ``runs``, then repeats) only those rows' outputs, the keys and values
+    still from every row."""
+    attention = layer.attention.self
+    key, value = _linear(attention.key, hidden), _linear(attention.value, hidden)
+    own = hidden if picked is None else hidden[picked]
+    query = _linear(attention.query, own)
+    attended = _attend(query, key, value, runs, attention.num_attention_heads, attention.scaling,
+                       None if picked is None else 1)
+    if attended.shape[0] < own.shape[0]:  # the repeated picked rows: any finite values
+        attended = torch.cat([attended, attended[-1:].expand(own.shape[0] - attended.shape[0], -1)])
+    output = layer.attention.output
+    own = output.LayerNorm(_linear(output.dense, attended, residual=own))
+    inner = _linear(layer.intermediate.dense, own, activation=layer.intermediate.intermediate_act_fn,
+                    fused_gelu=fused_gelu)
+    return layer.output.LayerNorm(_linear(layer.output.dense, inner, residual=own))
+
+
+# oneDNN builds a kernel for each new shape (milliseconds each, and it keeps only the last 1,024): the packed tokens
+# are padded to a multiple of PACKED_ROWS (by one more sequence of <pad> ids, attended to by nothing else) and the
+# last layer's rows to a multiple of PICKED_ROWS, so that a run sees a few dozen shapes, not one per batch
+PACKED_ROWS = 64
+PICKED_ROWS = 16
+
+
+def encode_picked(model: torch.nn.Module, ids: torch.Tensor, lengths: Sequence[int], picks: Sequence[int],
+                  head: Callable[[torch.Tensor], torch.Tensor], pad_id: int) -> torch.Tensor:
+    """``head`` of the last hidden state of RoBERTa (``model.roberta``) at position ``picks[s]`` of each sequence
+    ``s``, the sequences' ids packed end to end in ``ids`` (``lengths`` tokens each, equal lengths next to each
+    other for speed), each read alone: no padding between them and no attention across sequences."""
+    roberta = model.roberta
+    device = roberta.embeddings.word_embeddings.weight.device
+    embeddings = roberta.embeddings
+    runs = _runs(lengths)
+    extra = -sum(lengths) % PACKED_ROWS
+    every = runs + [(1, extra)] if extra else runs
+    if extra:
+        ids = torch.cat([ids, torch.full((extra,), pad_id, dtype=ids.dtype, device=ids.device)])
+    positions = torch.cat([torch.arange(2, length + 2).repeat(count) for count, length in every]).to(device)
+    hidden = embeddings.word_embeddings(ids) + embeddings.token_type_embeddings.weight[0]
+    hidden = embeddings.LayerNorm(hidden + embeddings.position_embeddings(positions))
+    fused_gelu = getattr(model.config, "hidden_act", None) == "gelu"
+    layers = roberta.encoder.layer
+    for layer in layers[:-1]:
+        hidden = _layer(layer, hidden, every, fused_gelu)
+    starts = torch.tensor([0, *lengths[:-1]]).cumsum(0)
+    picked = (starts + torch.tensor(list(picks))).tolist()
+    picked += picked[-1:] * (-len(picked) % PICKED_ROWS)
+    hidden = _layer(layers[-1], hidden, runs, fused_gelu, torch.tensor(picked, device=device))
+    return head(hidden)[:len(lengths)]
+
+
+def _batches(lengths: Sequence[int], batch_tokens: int) -> list[list[int]]:
+    """Consecutive items cut into batches of at most ``batch_tokens`` tokens (a single item always fits)."""
+    batches: list[list[int]] = []
+    current: list[int] = []
+    tokens = 0
+    for index, length in enumerate(lengths):
+        if current and tokens + length > batch_tokens:
+            batches.append(current)
+            current, tokens = [], 0
+        current.append(index)
+        tokens += length
+    if current:
+        batches.append(current)
+    return batches
 
 
 def mlm_scores(loaded: LoadedUsrModel, texts: Sequence[str], *, batch_tokens: int,
@@ -73,55 +187,39 @@ def mlm_scores(loaded: LoadedUsrModel, texts: Sequence[str], *, batch_tokens: in
     return [value[text] for text in texts]
 
 
-def _mlm_rows(ids: Sequence[Sequence[int]], batch_tokens: int) -> list[list[tuple[int, int]]]:
-    """Batches of (text, masked position) rows: texts longest first, at most ``batch_tokens`` padded tokens each
-    (a single row always fits)."""
+def mlm_rows(ids: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
+    """Every (text, masked position) MLM scores: texts longest first, positions 1 to n - 2."""
     order = sorted(range(len(ids)), key=lambda index: (-len(ids[index]), index))
-    batches: list[list[tuple[int, int]]] = []
-    current: list[tuple[int, int]] = []
-    width = 0
-    for index in order:
-        for position in range(1, len(ids[index]) - 1):
-            width = width or len(ids[index])
-            if current and (len(current) + 1) * width > batch_tokens:
-                batches.append(current)
-                current, width = [], len(ids[index])
-            current.append((index, position))
-    if current:
-        batches.append(current)
-    return batches
+    return [(index, position) for index in order for position in range(1, len(ids[index]) - 1)]
 
 
 def _masked_log_likelihoods(loaded: LoadedUsrModel, ids: Sequence[Sequence[int]], batch_tokens: int,
                             progress: Progress) -> list[float]:
     """Per text: the sum over its masked positions of log p(token | the text with that token masked)."""
-    model, device, tokenizer = loaded.model, loaded.device, loaded.tokenizer
+    model, device, mask_id = loaded.model, loaded.device, loaded.tokenizer.mask_id
     totals = [0.0] * len(ids)
+    tensors = [torch.tensor(sequence, dtype=torch.long) for sequence in ids]
 
     def run(rows: Sequence[tuple[int, int]]) -> list[float]:
-        width = max(len(ids[index]) for index, _ in rows)
-        batch = torch.full((len(rows), width), tokenizer.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(rows), width), dtype=torch.long)
-        for row, (index, _) in enumerate(rows):
-            batch[row, :len(ids[index])] = torch.tensor(ids[index], dtype=torch.long)
-            mask[row, :len(ids[index])] = 1
-        rows_index = torch.arange(len(rows))
-        positions = torch.tensor([position for _, position in rows], dtype=torch.long)
-        labels = batch[rows_index, positions].clone()
-        batch[rows_index, positions] = tokenizer.mask_id
+        copies = []
+        for index, position in rows:
+            copy = tensors[index].clone()
+            copy[position] = mask_id
+            copies.append(copy)
+        labels = torch.tensor([ids[index][position] for index, position in rows], device=device)
         with torch.inference_mode():
-            hidden = model.roberta(input_ids=batch.to(device), attention_mask=mask.to(device),
-                                   position_ids=_positions(width, len(rows), device))[0]
-            masked = hidden[rows_index.to(device), positions.to(device)]
-            logits = model.lm_head(masked).float()
-            values = torch.log_softmax(logits, dim=-1).gather(1, labels.to(device).unsqueeze(1)).squeeze(1)
+            logits = encode_picked(model, torch.cat(copies).to(device), [len(ids[index]) for index, _ in rows],
+                                   [position for _, position in rows], model.lm_head, loaded.tokenizer.pad_id).float()
+            values = torch.log_softmax(logits, dim=-1).gather(1, labels.unsqueeze(1)).squeeze(1)
         return values.tolist()
 
-    for rows in _mlm_rows(ids, batch_tokens):
-        for (index, _), value in zip(rows, run_halving(run, rows, device), strict=True):
+    rows = mlm_rows(ids)
+    for batch in _batches([len(ids[index]) for index, _ in rows], batch_tokens):
+        chosen = [rows[item] for item in batch]
+        for (index, _), value in zip(chosen, run_halving(run, chosen, device), strict=True):
             totals[index] += value
         if progress is not None:
-            progress(len(rows))
+            progress(len(chosen))
     return totals
 
 
@@ -130,32 +228,26 @@ def dr_scores(loaded: LoadedUsrModel, pairs: Sequence[tuple[str, str]], *, batch
     """P(true response) of each (x, response) pair (computed once per distinct pair)."""
     distinct = list(dict.fromkeys(pairs))
     ids = [dr_ids(loaded, first, second) for first, second in distinct]
-    model, device, pad_id = loaded.model, loaded.device, loaded.tokenizer.pad_id
+    model, device = loaded.model, loaded.device
     probabilities = [0.0] * len(ids)
 
+    def classify(hidden: torch.Tensor) -> torch.Tensor:  # the head reads the <s> of [sequences, length, width]
+        return model.classifier(hidden.unsqueeze(1))
+
     def run(batch: Sequence[int]) -> list[float]:
-        width = max(len(ids[index]) for index in batch)
-        tokens = torch.full((len(batch), width), pad_id, dtype=torch.long)
-        mask = torch.zeros((len(batch), width), dtype=torch.long)
-        for row, index in enumerate(batch):
-            tokens[row, :len(ids[index])] = torch.tensor(ids[index], dtype=torch.long)
-            mask[row, :len(ids[index])] = 1
+        packed = torch.tensor([token for index in batch for token in ids[index]], dtype=torch.long, device=device)
         with torch.inference_mode():
-            logits = model(input_ids=tokens.to(device), attention_mask=mask.to(device),
-                           position_ids=_positions(width, len(batch), device)).logits.float()
+            logits = encode_picked(model, packed, [len(ids[index]) for index in batch], [0] * len(batch), classify,
+                                   loaded.tokenizer.pad_id).float()
             return torch.softmax(logits, dim=-1)[:, 1].tolist()
 
     order = sorted(range(len(ids)), key=lambda index: (-len(ids[index]), index))
-    start = 0
-    while start < len(order):
-        width = len(ids[order[start]])
-        count = max(1, batch_tokens // width)
-        batch = order[start:start + count]
-        for index, value in zip(batch, run_halving(run, batch, device), strict=True):
+    for batch in _batches([len(ids[index]) for index in order], batch_tokens):
+        chosen = [order[item] for item in batch]
+        for index, value in zip(chosen, run_halving(run, chosen, device), strict=True):
             probabilities[index] = value
         if progress is not None:
-            progress(len(batch))
-        start += count
+            progress(len(chosen))
     value_of = dict(zip(distinct, probabilities, strict=True))
     return [value_of[pair] for pair in pairs]
 

@@ -94,7 +94,7 @@ Args:
         through its TSV files (a text holding a double quote, tab or line break arrives wrapped in double quotes with its
         own quotes doubled: Python's csv writer, read back without quote handling); False gives the texts as they are.
     device (`str`, default None: CUDA, then MPS, then CPU), precision (`"fp32"`, `"bf16"`, `"fp16"`),
-        batch_tokens (`int`, default 8192: padded tokens per model batch), progress_bar (`bool`).
+        batch_tokens (`int`, default 8192: tokens per model batch, the sequences packed end to end), progress_bar (`bool`).
 Returns:
     usr, mlm, dr_context, dr_fact (`float`): the means over the examples of USR and of the three
         sub-metrics. usr_scores, mlm_scores, dr_context_scores, dr_fact_scores (`list` of `float`): per
