@@ -332,6 +332,8 @@ def bootstrap_inputs(name: str, size: int = 8) -> dict[str, Any]:
             "references": [{"id": f"q{i}", "answers": {"text": [answers[i]] if i % 3 else [],
                                                        "answer_start": [0] if i % 3 else []}} for i in range(size)]},
         "texts": {"predictions": predictions},
+        "contexts, facts and responses": {"contexts": references, "facts": references[::-1],
+                                          "predictions": predictions},
         "sources, predictions and references": {"sources": references[::-1], "predictions": predictions,
                                                 "references": references},
         "sources and predictions, references optional": {"sources": references[::-1], "predictions": predictions,
