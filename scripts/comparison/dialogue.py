@@ -381,18 +381,11 @@ def prepare(data: DialogueData, metrics: Sequence[str], options: Mapping[str, Ma
     inputs is raised here, before any scoring."""
     import evaluate
 
-    from comparison.report import METRICS_DIR, available_metrics
+    from comparison.report import METRICS_DIR, checked_metric_options
 
     if not metrics:
         raise _error("name at least one metric (-m)")
-    known = available_metrics()
-    unknown = [name for name in metrics if name not in known]
-    if unknown:
-        raise _error(f"unknown metrics {unknown}; available: {known}")
-    options = dict(options or {})
-    stray = sorted(set(options) - set(metrics))
-    if stray:
-        raise _error(f"options given for {stray}, which are not among the metrics {list(metrics)}")
+    options = checked_metric_options("dialogue", list(metrics), options)
     prepared = []
     for name in metrics:
         metric = DialogueMetric(name, evaluate.load(str(METRICS_DIR / name)), options.get(name, {}), data)

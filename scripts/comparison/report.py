@@ -54,6 +54,19 @@ def available_metrics() -> list[str]:
                   if path.is_dir() and not path.name.startswith(("_", ".")) and (path / f"{path.name}.py").is_file())
 
 
+def checked_metric_options(command: str, names: list[str], options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The options by metric, once every name is a metric folder and every option names one of ``names``."""
+    known = available_metrics()
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ComparisonError(f"{command}: unknown metrics {unknown}; available: {known}")
+    options = dict(options or {})
+    stray = sorted(set(options) - set(names))
+    if stray:
+        raise ComparisonError(f"{command}: options given for {stray}, which are not among the metrics {names}")
+    return options
+
+
 def _progress(total: int, description: str, enabled: bool):
     from tqdm.auto import tqdm
 
@@ -70,14 +83,7 @@ def prepare(data: ComparisonData, metrics: Sequence[str] | None = None, task: st
     if task not in TASK_METRICS:
         raise ComparisonError(f"compare: unknown task {task!r}; choose one of {sorted(TASK_METRICS)}")
     names = list(metrics) if metrics else list(TASK_METRICS[task])
-    known = available_metrics()
-    unknown = [name for name in names if name not in known]
-    if unknown:
-        raise ComparisonError(f"compare: unknown metrics {unknown}; available: {known}")
-    options = dict(options or {})
-    stray = sorted(set(options) - set(names))
-    if stray:
-        raise ComparisonError(f"compare: options given for {stray}, which are not among the metrics {names}")
+    options = checked_metric_options("compare", names, options)
     baseline = baseline if baseline is not None else next(iter(data.systems))
     if baseline not in data.systems:
         raise ComparisonError(f"compare: the baseline {baseline!r} is not one of the systems {list(data.systems)}")
