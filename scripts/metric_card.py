@@ -46,10 +46,15 @@ def sections(card: str) -> dict[str, str]:
     return found
 
 
+def _unbolded(markdown: str) -> str:
+    """``markdown`` without its bold markers; code spans (`2**30`) kept as written."""
+    return "`".join(part if index % 2 else part.replace("**", "") for index, part in enumerate(markdown.split("`")))
+
+
 def as_docstring(markdown: str) -> str:
     """A card's markdown list as a docstring block: items at four spaces, their continuation lines at eight."""
     lines = []
-    for line in markdown.replace("**", "").splitlines():
+    for line in _unbolded(markdown).splitlines():
         if not line.strip():
             lines.append("")
         elif line.startswith("- "):

@@ -17,16 +17,17 @@ for variable in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"
 os.environ.setdefault("HF_MODULES_CACHE", tempfile.mkdtemp(prefix="bad-input-modules-"))
 project.use_test_helpers()
 
-from bad_input_cases import CATALOGUE, answer, cases_for, render  # noqa: E402
+from bad_input_cases import CATALOGUE, answer, bounds_of, cases_for, render  # noqa: E402
 from conftest import load_metric, metric_names  # noqa: E402
 
 
 def main() -> None:
-    rows = []
+    rows, bounds = [], []
     for name in metric_names():
         module = load_metric(name)  # as the tests load it: bound to the suite's tiny model where one is needed
         rows += [(name, case, *answer(module, case)) for case in cases_for(module)]
-    CATALOGUE.write_text(render(rows), encoding="utf-8")
+        bounds += bounds_of(module)
+    CATALOGUE.write_text(render(rows, bounds), encoding="utf-8")
     print(f"wrote {CATALOGUE.relative_to(project.ROOT)} ({len(rows)} cases)")
 
 

@@ -3,6 +3,7 @@ loader rules, its docstring examples pass, its card has the required sections, i
 
 from __future__ import annotations
 
+import dataclasses
 import doctest
 import importlib
 import inspect
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 from conftest import METRICS_DIR, ROOT, load_metric, metric_names
+from metrics._core.core_options import is_bound
 from offline import PRELUDE
 
 METRICS = metric_names()
@@ -28,6 +30,7 @@ CARD_SECTIONS = (
     "### Examples",
     "## Oracle and Parity Evidence",
     "## Differences from evaluate's Module",
+    "## Resource Bounds",
     "## Limitations and Bias",
     "## Citation",
 )
@@ -190,6 +193,17 @@ def test_every_keyword_is_documented_in_the_card(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", METRICS)
+def test_every_bound_is_stated_in_the_cards_resource_bounds(name: str) -> None:
+    """Each resource bound option (``core_options.bound``, issue 32's resource contract) is named in the card's
+    Resource Bounds."""
+    card = (METRICS_DIR / name / "README.md").read_text(encoding="utf-8")
+    bounds = card.split("\n## Resource Bounds\n", 1)[1].split("\n## ", 1)[0]
+    options = type(load_metric(name)).options_class
+    declared = [field.name for field in dataclasses.fields(options) if is_bound(field)]
+    assert [option for option in declared if f"`{option}`" not in bounds and f"**{option}**" not in bounds] == []
+
+
+@pytest.mark.parametrize("name", METRICS)
 def test_generated_block_imports_exactly_what_the_scripts_imports_need(name: str) -> None:
     """Every core module a script's own imports need, directly or not, is imported (the loader copies only
     those), and nothing else is vendored."""
@@ -291,3 +305,14 @@ def test_metric_card(name: str) -> None:
         assert key in front_matter
     missing = [section for section in CARD_SECTIONS if section not in card]
     assert not missing, f"{name}/README.md lacks {missing}"
+
+
+def test_card_bold_is_dropped_in_the_docstring_but_code_spans_are_kept() -> None:
+    """A default written `2**30` in a card stays 2**30 in evaluate's inputs description (it once became 230)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        metric_card = importlib.import_module("metric_card")
+    finally:
+        sys.path.pop(0)
+    assert metric_card.as_docstring("- **max_x** (`int`, default `2**30`): a **bound**.") == \
+        "    max_x (`int`, default `2**30`): a bound.\n"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
 
-from conftest import ROOT, metric_names
+from conftest import ROOT, load_metric, metric_names
+from metrics._core.core_options import is_bound
 
 SECTION = "## Use it in training and data pipelines"
 
@@ -79,3 +81,12 @@ def test_where_to_use_it_blocks_run(monkeypatch: pytest.MonkeyPatch, capsys: pyt
     for code in blocks():
         if code.startswith(NEEDS):
             compile(code, "README.md", "exec")
+
+
+def test_the_reliability_section_lists_every_resource_bound() -> None:
+    """Issue 32: the README's Reliability section names each module's resource bounds (``core_options.bound``)."""
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Reliability\n", 1)[1].split("\n## ", 1)[0]
+    missing = sorted({f"{name}: {field.name}" for name in metric_names()
+                      for field in dataclasses.fields(load_metric(name).options_class)
+                      if is_bound(field) and f"`{field.name}`" not in section})
+    assert missing == []

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from .core_agreement_inputs import Label, check_labels
 from .core_checks import check_names
-from .core_options import choice, integer, option, optional
+from .core_options import bound, choice, option, optional
 from .core_resample_options import BootstrapOptions
 
 COEFFICIENTS = ("krippendorff_alpha", "fleiss_kappa", "cohen_kappa", "percent_agreement", "pairwise_spearman",
@@ -68,8 +68,8 @@ class AgreementOptions(BootstrapOptions):
     level_of_measurement: str = option("nominal", choice(*LEVELS))
     weights: str | None = option(None, optional(choice(*WEIGHTS)))
     value_domain: tuple[Label, ...] | None = option(None, optional(check_value_domain))
-    max_label_pairs: int = option(DEFAULT_MAX_LABEL_PAIRS, integer(minimum=1))
-    max_annotator_pairs: int = option(DEFAULT_MAX_ANNOTATOR_PAIRS, integer(minimum=1))
+    max_label_pairs: int = bound(DEFAULT_MAX_LABEL_PAIRS)
+    max_annotator_pairs: int = bound(DEFAULT_MAX_ANNOTATOR_PAIRS)
 
     def validate(self, metric: str) -> None:
         if self.weights is not None and "cohen_kappa" not in self.coefficients:

@@ -23,9 +23,15 @@ from .core_mt_signature import nrefs_label, sacrebleu_signature
 from .core_mt_tokenizers import TOKENIZERS_VERSION, MtTokenizer, builtin_tokenizer_name, get_tokenizer, tokenize_13a
 from .core_mt_tokenizers import tokenize_none
 from .core_ngrams import NgramCounts, clipped_matches, max_ngram_counts, ngram_counts, ngram_totals
-from .core_options import MetricOptions, boolean, function, integer, option, optional
+from .core_options import boolean, bound, function, integer, option, optional
 from .core_process import MIB, bounded_cache, object_label
 from .core_stats import StatField, StatsSchema
+from .core_resources import TextBounds
+
+# The default of ``max_text_chars`` for BLEU: what costs is tokens and distinct n-grams, and with one token per
+# character (a character-level tokenizer, or CJK) a text of 10^6 characters takes about 3-6 s and 0.5-1 GB of n-gram
+# counters (measured 2026-11-28 on the 2-core machine), so 2,000,000 characters is about 12 s and 2 GB at worst.
+DEFAULT_BLEU_MAX_TEXT_CHARS = 2_000_000
 
 ReferenceLength = Literal["closest", "shortest"]
 REFERENCE_LENGTHS: tuple[str, ...] = ("closest", "shortest")
@@ -441,7 +447,7 @@ def check_orders(metric: str, name: str, value: Any) -> tuple[int, ...] | None:
 
 
 @dataclass(frozen=True)
-class BleuOptions(MetricOptions):
+class BleuOptions(TextBounds):
     """Options of evaluate's ``bleu``: any tokenizer callable, n-gram order, smoothing; and the extras.
 
     ``evaluate_compatible`` reproduces evaluate's numbers: shortest reference
@@ -460,6 +466,7 @@ class BleuOptions(MetricOptions):
 
     # None: mteval-v13a (evaluate's default), or whitespace splitting with `pycocoevalcap_compatible`.
     tokenizer: Callable[[str], Sequence[str]] | None = option(None, optional(function), stats=True)
+    max_text_chars: int = bound(DEFAULT_BLEU_MAX_TEXT_CHARS)
     max_order: int = option(4, integer(minimum=1), stats=True)
     smooth: bool = option(False, boolean)
     evaluate_compatible: bool = option(False, boolean, stats=True)

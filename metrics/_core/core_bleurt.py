@@ -35,8 +35,9 @@ from .core_devices import PRECISIONS, ModelPlacement, run_halving
 from .core_embed import length_batches, pad_ids
 from .core_models import check_folder_links, offline_model_folder
 from .core_onednn import use_onednn_linears
-from .core_options import MetricOptions, anything, boolean, choice, integer, option
+from .core_options import anything, boolean, choice, integer, option
 from .core_process import process_state
+from .core_resources import ModelTextBounds
 
 DEFAULT_CHUNK_SIZE = 8192
 LAYOUT = (
@@ -202,7 +203,7 @@ def bleurt_scores(loaded: LoadedBleurt, predictions: Sequence[str], references: 
 
 
 @dataclass(frozen=True)
-class BleurtOptions(ModelPlacement, MetricOptions):
+class BleurtOptions(ModelPlacement, ModelTextBounds):
     """The keyword options of the `bleurt` metric; the checkpoint and device are resolved when they are checked."""
 
     metric_name = "bleurt"

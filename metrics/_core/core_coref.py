@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .core_options import MetricOptions, boolean, integer, option
+from .core_options import MetricOptions, boolean, bound, option
 from .core_stats import StatField, StatsSchema
 
 Mention = Hashable
@@ -67,7 +67,7 @@ class CorefOptions(MetricOptions):
     metric_name = "coval"
 
     keep_singletons: bool = option(True, boolean, stats=True)
-    max_ceaf_work: int = option(DEFAULT_MAX_CEAF_WORK, integer(minimum=1))
+    max_ceaf_work: int = bound(DEFAULT_MAX_CEAF_WORK)
     NP_only: bool = option(False, boolean)  # noqa: N815 - evaluate's name
     min_span: bool = option(False, boolean)
     remove_nested: bool = option(False, boolean)

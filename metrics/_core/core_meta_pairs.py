@@ -145,11 +145,27 @@ def within_group_pairs(sizes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarr
         first = last
 
 
+_PAIRS_PER_ROW = 64  # within-group pairs per row up to which they are listed; beyond, counted in n log^2 n
+
+
 def darr_counts(groups: np.ndarray, n_groups: int, metric: np.ndarray, human: np.ndarray,
                 threshold: float) -> tuple[np.ndarray, np.ndarray]:
     """Per group: (concordant, discordant) relative-ranking pairs as WMT17-WMT19 count them. A pair counts when
     its human scores differ by more than ``threshold``; it is concordant when the metric orders it as the humans
-    do, discordant otherwise (a metric tie included)."""
+    do, discordant otherwise (a metric tie included).
+
+    Groups of a few rows (at most about 128) have their pairs listed; larger ones are counted without listing
+    them (:func:`_darr_counted`, O(n log^2 n)), with the same comparisons, so the counts are the same."""
+    groups = np.asarray(groups, dtype=np.int64)
+    sizes = np.bincount(groups, minlength=n_groups)
+    if int((sizes * (sizes - 1) // 2).sum()) > _PAIRS_PER_ROW * max(len(groups), 1):
+        return _darr_counted(groups, n_groups, np.asarray(metric), np.asarray(human), threshold)
+    return _darr_listed(groups, n_groups, metric, human, threshold)
+
+
+def _darr_listed(groups: np.ndarray, n_groups: int, metric: np.ndarray, human: np.ndarray,
+                 threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`darr_counts` by listing every pair of rows within each group (quadratic in a group's rows)."""
     order = np.argsort(groups, kind="stable")
     groups, metric, human = np.asarray(groups)[order], np.asarray(metric)[order], np.asarray(human)[order]
     concordant = np.zeros(n_groups, dtype=np.int64)
@@ -160,4 +176,51 @@ def darr_counts(groups: np.ndarray, n_groups: int, metric: np.ndarray, human: np
         agree = np.sign(metric[i] - metric[j]) == np.sign(human_difference)
         concordant += np.bincount(groups[i], weights=kept & agree, minlength=n_groups).astype(np.int64)
         discordant += np.bincount(groups[i], weights=kept & ~agree, minlength=n_groups).astype(np.int64)
+    return concordant, discordant
+
+
+def _darr_counted(groups: np.ndarray, n_groups: int, metric: np.ndarray, human: np.ndarray,
+                  threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`darr_counts` without listing pairs. Rows sorted by (group, human score): a kept pair has a lower row i
+    and a higher row p with ``human[p] - human[i] > threshold`` (the float difference, as the listing computes it;
+    monotone in ``human[p]``, so the partners of i are a suffix of its group, found by a vectorised binary search).
+    It is concordant when also ``metric[p] > metric[i]`` (a metric tie is discordant): the number of such partners
+    in that suffix is a dominance count, the inversions of a merged sequence of rows and queries
+    (:func:`earlier_greater`)."""
+    size = len(groups)
+    concordant = np.zeros(n_groups, dtype=np.int64)
+    discordant = np.zeros(n_groups, dtype=np.int64)
+    if not size:
+        return concordant, discordant
+    order = np.lexsort((human, groups))
+    groups, metric, human = groups[order], metric[order], human[order]
+    end = np.searchsorted(groups, groups, side="right")
+    # the first partner of each row: the first p of its group with human[p] - human[i] > threshold (else its end)
+    low, high = np.arange(size, dtype=np.int64), end.copy()
+    active = np.flatnonzero(low < high)
+    while len(active):
+        middle = (low[active] + high[active]) // 2
+        above = (human[middle] - human[active]) > threshold
+        high[active[above]] = middle[above]
+        low[active[~above]] = middle[~above] + 1
+        active = active[low[active] < high[active]]
+    first = low
+    kept = end - first
+    # concordant partners of row i: rows p >= first[i] of its group with a greater metric score; as a value
+    # group * (size + 1) + metric rank, every row of a later group is greater, so count the rows p >= first[i] with
+    # a greater value, less the rows of later groups (size - end[i]).
+    values = groups * np.int64(size + 1) + dense_ranks(metric)
+    # Rows and queries in decreasing position, a row at position p before the queries whose suffix starts at p:
+    # then the entries before a query are the rows of its suffix (and earlier queries, counted apart).
+    keys = np.concatenate((2 * np.arange(size, dtype=np.int64) + 1, 2 * first))
+    sequence = np.argsort(-keys, kind="stable")
+    merged = np.concatenate((values, values))[sequence]
+    is_query = sequence >= size
+    greater = earlier_greater(dense_ranks(merged))[is_query]
+    among_queries = earlier_greater(dense_ranks(merged[is_query]))
+    rows_of_queries = sequence[is_query] - size
+    agreeing = np.empty(size, dtype=np.int64)
+    agreeing[rows_of_queries] = greater - among_queries - (size - end[rows_of_queries])
+    concordant = np.bincount(groups, weights=agreeing, minlength=n_groups).astype(np.int64)
+    discordant = np.bincount(groups, weights=kept - agreeing, minlength=n_groups).astype(np.int64)
     return concordant, discordant

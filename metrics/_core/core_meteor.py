@@ -48,6 +48,7 @@ from .core_resample_options import BootstrapOptions
 from .core_stats import StatField, StatsSchema
 from .core_meteor_tokenize import nltk_word_tokens, porter_stem_uncached, tokenizer_label
 from .core_wordnet import WordNet, load_wordnet
+from .core_resources import TextBounds
 
 METRIC = "meteor"
 # Bytes of the process-wide caches: Porter stems by word, and prepared texts (tokens, lowercased words and
@@ -93,7 +94,7 @@ def _wordnet_source(metric: str, argument: str, value: Any) -> str:
 
 
 @dataclass(frozen=True)
-class MeteorOptions(BootstrapOptions):
+class MeteorOptions(BootstrapOptions, TextBounds):
     """evaluate's ``meteor`` options (same names and defaults) and ours.
 
     ``alpha``, ``beta``, ``gamma``: NLTK's parameters (see the module docstring for their ranges).

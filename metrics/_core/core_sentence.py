@@ -22,7 +22,8 @@ import torch
 from .core_devices import PRECISIONS, ModelPlacement
 from .core_embed import embed_texts, pair_chunks
 from .core_models import LoadedModel, ModelSource, resolve_model, truncated_model
-from .core_options import MetricOptions, anything, boolean, choice, integer, option
+from .core_options import anything, boolean, choice, integer, option
+from .core_resources import ModelTextBounds
 
 Pooling = Literal["mean", "cls", "max"]
 DEFAULT_CHUNK_SIZE = 4096
@@ -89,7 +90,7 @@ def pair_similarities(
 
 
 @dataclass(frozen=True)
-class SemanticSimilarityOptions(ModelPlacement, MetricOptions):
+class SemanticSimilarityOptions(ModelPlacement, ModelTextBounds):
     """The keyword options of the `semantic_similarity` metric; the model and device are resolved when checked."""
 
     metric_name = "semantic_similarity"

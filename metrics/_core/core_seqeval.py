@@ -381,9 +381,9 @@ class BatchCounts:
     type_names: list[Any]  # type keys by id (strings, or (scheme, type) with a detected scheme)
     reference: _Entities
     prediction: _Entities
-    non_entity_tags: dict[str, np.ndarray]  # tag -> occurrences per sentence (lenient mode)
-    reference_prefixes: dict[str, np.ndarray]  # prefix -> occurrences per sentence (detected scheme)
-    invalid: dict[tuple[str, str], np.ndarray]  # (scheme, prefix) -> predicted occurrences per sentence
+    non_entity_tags: dict[str, Occurrences]  # tag -> its (sentences, counts) (lenient mode)
+    reference_prefixes: dict[str, Occurrences]  # prefix -> its (sentences, counts) in the references (detected scheme)
+    invalid: dict[tuple[str, str], Occurrences]  # (scheme, prefix) -> its (sentences, counts) in the predictions
 
 
 def _empty_tag_error(metric: str, predictions: Sequence[Sequence[str]], references: Sequence[Sequence[str]]) -> None:
@@ -405,16 +405,34 @@ def _first_tag(metric: str, predictions: Sequence[Sequence[str]], references: Se
     raise AssertionError("no such tag")  # pragma: no cover - called only when one exists
 
 
-def _occurrences(codes: np.ndarray, layout: _Layout, selected: np.ndarray) -> dict[int, np.ndarray]:
-    """code -> occurrences per sentence, for the codes flagged in ``selected`` (token positions only)."""
+# Occurrences of one key (a tag, a prefix, a scheme's invalid prefix) in a batch, sparse: (sentences, counts) of the
+# sentences where it occurs (a sentence may appear more than once; its counts then add up).
+Occurrences = tuple[np.ndarray, np.ndarray]
+
+
+def _occurrences(codes: np.ndarray, layout: _Layout, selected: np.ndarray) -> dict[int, Occurrences]:
+    """code -> its occurrences (sentences, counts), for the codes flagged in ``selected`` (token positions only).
+
+    One sort of (code, sentence) keys: linear in the tokens (times a log), whatever the number of distinct tags, where
+    a dense count per tag and sentence would be distinct tags x sentences."""
     token_codes = codes[layout.token_positions]
     picked = selected[token_codes]
     if not picked.any():
         return {}
     sentences = layout.sentence_at[layout.token_positions][picked]
     chosen = token_codes[picked]
-    return {int(tag_code): np.bincount(sentences[chosen == tag_code], minlength=layout.size)
-            for tag_code in np.unique(chosen)}
+    keys, counts = np.unique(chosen * np.int64(max(layout.size, 1)) + sentences, return_counts=True)
+    owners, where = np.divmod(keys, np.int64(max(layout.size, 1)))
+    bounds = np.flatnonzero(np.diff(owners)) + 1
+    firsts = np.concatenate(([0], bounds))
+    return dict(zip(owners[firsts].tolist(), zip(np.split(where, bounds), np.split(counts, bounds), strict=True),
+                    strict=True))
+
+
+def _gather(pieces: Mapping[Any, list[Occurrences]]) -> dict[Any, Occurrences]:
+    """Each key's pieces of occurrences joined once (in the keys' order of first insertion)."""
+    return {key: (np.concatenate([sentences for sentences, _ in parts]), np.concatenate([counts for _, counts in parts]))
+            for key, parts in pieces.items()}
 
 
 def seqeval_counts(predictions: Sequence[Sequence[str]], references: Sequence[Sequence[str]],
@@ -428,9 +446,9 @@ def seqeval_counts(predictions: Sequence[Sequence[str]], references: Sequence[Se
     same = layout.reference_codes[token_positions] == layout.prediction_codes[token_positions]
     correct = np.bincount(layout.sentence_at[token_positions][same], minlength=layout.size)
     type_index: dict[Any, int] = {}
-    non_entity: dict[str, np.ndarray] = {}
-    reference_prefixes: dict[str, np.ndarray] = {}
-    invalid: dict[tuple[str, str], np.ndarray] = {}
+    non_entity: dict[str, list[Occurrences]] = {}
+    reference_prefixes: dict[str, list[Occurrences]] = {}
+    invalid: dict[tuple[str, str], list[Occurrences]] = {}
     if not options.strict:
         parts = [conll_parts(tag, options.suffix) for tag in tags]
         category_of = np.array([_CATEGORY_OF_CHARACTER.get(character, _OTHER) for character, _ in parts])
@@ -443,9 +461,8 @@ def seqeval_counts(predictions: Sequence[Sequence[str]], references: Sequence[Se
         flagged = np.array([not is_entity_tag(tag, options.suffix) for tag in tags])
         if flagged.any():
             for codes in (layout.reference_codes, layout.prediction_codes):
-                for tag_code, counts in _occurrences(codes, layout, flagged).items():
-                    tag = tags[tag_code]
-                    non_entity[tag] = non_entity[tag] + counts if tag in non_entity else counts
+                for tag_code, found in _occurrences(codes, layout, flagged).items():
+                    non_entity.setdefault(tags[tag_code], []).append(found)
         reference_entities, prediction_entities = sides
         matched = _match(reference_entities, prediction_entities, len(layout.reference_codes))
         names = list(type_index)
@@ -453,7 +470,7 @@ def seqeval_counts(predictions: Sequence[Sequence[str]], references: Sequence[Se
             layout.size, layout.lengths, correct, names,
             _Entities(layout.sentence_at[reference_entities[0]], reference_entities[2], matched),
             _Entities(layout.sentence_at[prediction_entities[0]], prediction_entities[2]),
-            non_entity, reference_prefixes, invalid,
+            _gather(non_entity), {}, {},
         )
     parts = [scheme_parts(tag, options.suffix) for tag in tags]
     unknown = np.array([letter not in PREFIXES for letter, _ in parts])
@@ -483,9 +500,8 @@ def seqeval_counts(predictions: Sequence[Sequence[str]], references: Sequence[Se
                 )
             type_of = np.array([type_index.setdefault(type_, len(type_index)) for type_ in tag_types])
         else:
-            for tag_code, counts in _occurrences(layout.prediction_codes, layout, disallowed).items():
-                key = (scheme, parts[tag_code][0])
-                invalid[key] = invalid[key] + counts if key in invalid else counts
+            for tag_code, found in _occurrences(layout.prediction_codes, layout, disallowed).items():
+                invalid.setdefault((scheme, parts[tag_code][0]), []).append(found)
             type_of = np.array([type_index.setdefault((scheme, type_), len(type_index)) for type_ in tag_types])
         sides = [_strict_entities(codes, prefix_of, type_of, tables)
                  for codes in (layout.reference_codes, layout.prediction_codes)]
@@ -496,14 +512,13 @@ def seqeval_counts(predictions: Sequence[Sequence[str]], references: Sequence[Se
         prediction_types.append(sides[1][2])
     if not options.scheme:
         every = np.ones(len(tags), dtype=bool)
-        for tag_code, counts in _occurrences(layout.reference_codes, layout, every).items():
-            letter = parts[tag_code][0]
-            reference_prefixes[letter] = reference_prefixes[letter] + counts if letter in reference_prefixes else counts
+        for tag_code, found in _occurrences(layout.reference_codes, layout, every).items():
+            reference_prefixes.setdefault(parts[tag_code][0], []).append(found)
     return BatchCounts(
         layout.size, layout.lengths, correct, list(type_index),
         _Entities(np.concatenate(reference_sentences), np.concatenate(reference_types), np.concatenate(matches)),
         _Entities(np.concatenate(prediction_sentences), np.concatenate(prediction_types)),
-        non_entity, reference_prefixes, invalid,
+        {}, _gather(reference_prefixes), _gather(invalid),
     )
 
 
@@ -538,6 +553,13 @@ def seqeval_rows(counts: BatchCounts, options: SeqevalOptions, start: int = 0) -
                                  counts.reference.type_id[counts.reference.matched].tolist(), strict=True):
         key = names[type_id]
         rows_tp[sentence][key] = rows_tp[sentence].get(key, 0) + 1
+    sparse: list[list[dict[Any, int]]] = []
+    for occurrences in (counts.non_entity_tags, counts.reference_prefixes, counts.invalid):
+        per_sentence: list[dict[Any, int]] = [{} for _ in range(counts.size)]
+        for key, (sentences, amounts) in occurrences.items():
+            for sentence, number in zip(sentences.tolist(), amounts.tolist(), strict=True):
+                per_sentence[sentence][key] = per_sentence[sentence].get(key, 0) + number
+        sparse.append(per_sentence)
     rows = []
     lengths, correct = counts.lengths.tolist(), counts.correct.tolist()
     for sentence in range(counts.size):
@@ -547,10 +569,7 @@ def seqeval_rows(counts: BatchCounts, options: SeqevalOptions, start: int = 0) -
         tp = {key: rows_tp[sentence].get(key, 0) for key in keys}
         tokens, right = lengths[sentence], correct[sentence]
         rows.append((
-            tokens, right, true, pred, tp,
-            {tag: int(values[sentence]) for tag, values in counts.non_entity_tags.items() if values[sentence]},
-            {letter: int(values[sentence]) for letter, values in counts.reference_prefixes.items() if values[sentence]},
-            {key: int(values[sentence]) for key, values in counts.invalid.items() if values[sentence]},
+            tokens, right, true, pred, tp, sparse[0][sentence], sparse[1][sentence], sparse[2][sentence],
         ))
     return rows
 
@@ -567,9 +586,9 @@ def seqeval_batch_totals(counts: BatchCounts, options: SeqevalOptions, signature
         "tokens": int(counts.lengths.sum()), "correct": int(counts.correct.sum()),
         "true": {names[i]: int(true[i]) for i in present}, "pred": {names[i]: int(pred[i]) for i in present},
         "tp": {names[i]: int(tp[i]) for i in present},
-        "non_entity_tags": {tag: int(values.sum()) for tag, values in counts.non_entity_tags.items()},
-        "reference_prefixes": {letter: int(values.sum()) for letter, values in counts.reference_prefixes.items()},
-        "invalid": {key: int(values.sum()) for key, values in counts.invalid.items()},
+        "non_entity_tags": {tag: int(amounts.sum()) for tag, (_, amounts) in counts.non_entity_tags.items()},
+        "reference_prefixes": {letter: int(amounts.sum()) for letter, (_, amounts) in counts.reference_prefixes.items()},
+        "invalid": {key: int(amounts.sum()) for key, (_, amounts) in counts.invalid.items()},
         EXAMPLES_FIELD: len(counts.lengths),
         SIGNATURE_FIELD: signature,
     }

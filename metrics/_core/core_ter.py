@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core_checks import check_bool
-from .core_options import boolean, option
+from .core_options import boolean, bound, option
 from .core_process import MIB, bounded_cache
 from .core_resample_options import BootstrapOptions, PairedTestOptions
 from .core_stats import StatField, StatsSchema
 from .core_mt_signature import nrefs_label, sacrebleu_signature
 from .core_ter_align import TerReference, ter_reference, translation_edit_rate
 from .core_ter_tokenize import TercomTokenizer
+from .core_resources import TextBounds, refuse_above
 
 METRIC = "ter"
 
@@ -32,15 +33,18 @@ REFERENCE_CACHE_BYTES = 64 * MIB
 # Statistics of (prediction, references) pairs kept per process: systems scored against the same references
 # often produce the same output for a segment, and resampling scores a baseline against the same references.
 ROW_CACHE_BYTES = 16 * MIB
-# The largest hypothesis x reference token product scored: beyond it the shift search (up to 1,000 edit distances
-# per pair, as sacreBLEU's) would take minutes to hours, in sacreBLEU too.
-MAX_PAIR_CELLS = 1 << 22
+# The default of ``max_pair_cells``, the largest hypothesis x reference token product scored: the shift search
+# computes up to 1,000 edit distances per pair (as sacreBLEU's), each bit-parallel over hypothesis x reference
+# cells; a pair at this default takes up to about a minute (a hypothesis of 2,048 tokens made of a handful of
+# words, reordered), and a larger one minutes to hours, in sacreBLEU too.
+DEFAULT_MAX_PAIR_CELLS = 1 << 22
+MAX_PAIR_CELLS = DEFAULT_MAX_PAIR_CELLS
 
 _OPTION_NAMES = ("normalized", "ignore_punct", "support_zh_ja_chars", "case_sensitive")
 
 
 @dataclass(frozen=True)
-class TerOptions(PairedTestOptions, BootstrapOptions):
+class TerOptions(PairedTestOptions, BootstrapOptions, TextBounds):
     """The keyword options of evaluate's ``ter`` (sacreBLEU's normalized, no_punct, asian_support,
     case_sensitive), sacreBLEU's resampling options, and ``sentence_scores``."""
 
@@ -51,6 +55,9 @@ class TerOptions(PairedTestOptions, BootstrapOptions):
     support_zh_ja_chars: bool = option(False, boolean, stats=True)
     case_sensitive: bool = option(False, boolean, stats=True)
     sentence_scores: bool = option(False, boolean)
+    # the bound of one (prediction, reference) pair's shift search, in prediction x reference tokens; it never
+    # changes a result, only refuses
+    max_pair_cells: int = bound(DEFAULT_MAX_PAIR_CELLS)
 
     def __post_init__(self) -> None:
         for name in _OPTION_NAMES:
@@ -118,17 +125,39 @@ def ter_statistics(hypothesis: Sequence[str], references: Sequence[TerReference]
     best = None
     total_length = 0
     for reference in references:
-        if len(words) * reference.length > MAX_PAIR_CELLS:
-            raise ValueError(
-                f"{METRIC}: a prediction of {len(words)} tokens against a reference of {reference.length} tokens "
-                f"is too long to score (TER's shift search is quadratic; at most {MAX_PAIR_CELLS:,} "
-                f"prediction x reference tokens per pair): split the texts into segments"
-            )
         edits = translation_edit_rate(words, reference)[0]
         total_length += reference.length
         if best is None or edits < best:
             best = edits
     return best, total_length / len(references)  # type: ignore[return-value]
+
+
+def _most_tokens(text: str) -> int:
+    """An upper bound of a text's Tercom tokens from its characters alone (every token holds at least one
+    character of the text, and normalization at most doubles a text)."""
+    return 2 * len(text) + 1
+
+
+def check_pair_cells(prediction: str, references: Sequence[str], tokenizer: TercomTokenizer, bound: int,
+                     index: int) -> None:
+    """Refuse an example (``predictions[index]``) one of whose (prediction, reference) pairs has more prediction x
+    reference tokens than ``bound`` (``max_pair_cells``): the shift search's work grows with that product. Texts
+    are tokenized for the check only where their characters do not already show the pair within the bound."""
+    most = _most_tokens(prediction)
+    if most * max(map(_most_tokens, references), default=0) <= bound:
+        return
+    length = len(tokenizer.words(prediction))
+    for number, text in enumerate(references):
+        if length * _most_tokens(text) <= bound:
+            continue
+        reference_length = len(reference_words(text, tokenizer))
+        refuse_above(
+            METRIC,
+            work=f"a prediction of {length} tokens against a reference of {reference_length} tokens is too long "
+                 f"for TER's quadratic shift search (predictions[{index}] against references[{index}][{number}]); "
+                 f"prediction x reference tokens",
+            amount=length * reference_length, option_name="max_pair_cells", bound=bound,
+            default=DEFAULT_MAX_PAIR_CELLS, remedy="split the texts into segments scored as separate examples")
 
 
 def example_statistics(prediction: str, references: Sequence[str], tokenizer: TercomTokenizer) -> tuple[int, float]:
@@ -143,8 +172,11 @@ def example_statistics(prediction: str, references: Sequence[str], tokenizer: Te
 def ter_rows(
     predictions: Sequence[str], references: Sequence[Sequence[str]], options: TerOptions, start: int = 0
 ) -> list[tuple[int, float, int, int]]:
-    """Per-example statistics in :func:`ter_schema` order, exactly as sacreBLEU extracts them."""
+    """Per-example statistics in :func:`ter_schema` order, exactly as sacreBLEU extracts them. Every example of the
+    batch is checked against ``max_pair_cells`` before any is scored."""
     tokenizer = options.tokenizer
+    for index, (prediction, example_references) in enumerate(zip(predictions, references, strict=True)):
+        check_pair_cells(prediction, example_references, tokenizer, options.max_pair_cells, start + index)
     rows = []
     for index, (prediction, example_references) in enumerate(zip(predictions, references, strict=True)):
         count = len(example_references)

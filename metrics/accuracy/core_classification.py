@@ -512,6 +512,16 @@ class _LabelColumns:
         }
         return cells, residuals
 
+    def cells_by_column(self) -> dict[int, tuple[dict[tuple[int, int], float], dict[tuple[int, int], list[float]]]]:
+        """:meth:`column_cells` of every column at once, in one pass over the cells (not one pass per column,
+        which is quadratic in the label columns)."""
+        grouped: dict[int, tuple[dict[tuple[int, int], float], dict[tuple[int, int], list[float]]]] = {}
+        for (column, true, predicted), weight in self.cells.items():
+            grouped.setdefault(column, ({}, {}))[0][(true, predicted)] = weight
+        for (column, true, predicted), residual in self.residuals.items():
+            grouped.setdefault(column, ({}, {}))[1][(true, predicted)] = list(residual)
+        return grouped
+
 
 def _label_columns(metric: str, totals: Mapping[str, Any]) -> _LabelColumns:
     width, widest = int(totals[WIDTH_MIN]), int(totals[WIDTH_MAX])
@@ -805,9 +815,8 @@ def matthews_correlation_from_totals(totals: Mapping[str, Any], options: Matthew
     if not options.multilabel:
         return {"matthews_correlation": _mcc(_multiclass_confusion(metric, totals))}
     columns = _label_columns(metric, totals)
-    per_label = [
-        _mcc(_confusion_of_cells(metric, *columns.column_cells(column))) for column in range(columns.width)
-    ]
+    by_column = columns.cells_by_column()
+    per_label = [_mcc(_confusion_of_cells(metric, *by_column.get(column, ({}, {})))) for column in range(columns.width)]
     if options.average == "macro":
         return {"matthews_correlation": np.mean(per_label)}
     return {"matthews_correlation": per_label}

@@ -39,6 +39,7 @@ from .core_agreement_options import DEFAULT_MAX_ANNOTATOR_PAIRS, DEFAULT_MAX_LAB
 from .core_agreement_table import RatingTable, rating_table
 from .core_checks import warn_caller
 from .core_resample import bootstrap_weights, percentile_interval
+from .core_resources import DEFAULT_MAX_RESAMPLE_WORK, refuse_above
 from .core_stats import EXAMPLES_FIELD, SIGNATURE_FIELD, StatField, StatsSchema
 
 RATINGS = "ratings"
@@ -83,10 +84,37 @@ def _needs_numbers(metric: str, table: RatingTable, level: str) -> None:
 
 
 _MINUTE = ", the default: about a minute's work on a 2-core machine"
+# The bootstrap's work per resample and rating, in units of the closed-form coefficients' (nominal, interval and
+# ratio alpha, Fleiss' and Cohen's kappa, percentage agreement: about 0.08 us a rating and resample): ordinal alpha
+# recomputes mid-ranks (about 0.2 us), the correlations rank or sort every resample's rows (about 0.5 us).
+RESAMPLE_COST = {"krippendorff_alpha": 1, "fleiss_kappa": 1, "cohen_kappa": 1, "percent_agreement": 1,
+                 "pairwise_spearman": 6, "pairwise_pearson": 6, "leave_one_out_spearman": 6,
+                 "leave_one_out_pearson": 6}
+
+
+def resample_work(ratings: int, options: AgreementOptions) -> int:
+    """The bootstrap's work: resamples x ratings x the coefficients' costs per rating (:data:`RESAMPLE_COST`)."""
+    if not options.confidence:
+        return 0
+    costs = sum(3 if name == "krippendorff_alpha" and options.level_of_measurement == "ordinal" else
+                RESAMPLE_COST[name] for name in options.coefficients)
+    return options.n_bootstrap * ratings * costs
+
+
+def check_resample_work(metric: str, ratings: int, options: AgreementOptions) -> None:
+    """Refuse a bootstrap whose work (:func:`resample_work`) exceeds ``max_resample_work``, before any resample."""
+    refuse_above(metric, work=f"the bootstrap interval (confidence=True) recomputes {len(options.coefficients)} "
+                              f"coefficient(s) on {ratings:,} ratings {options.n_bootstrap:,} times; resamples x "
+                              f"ratings x the coefficients' cost per rating (1 each, ordinal alpha 3, a correlation 6)",
+                 amount=resample_work(ratings, options), option_name="max_resample_work",
+                 bound=options.max_resample_work, default=DEFAULT_MAX_RESAMPLE_WORK,
+                 remedy="lower n_bootstrap, ask for fewer coefficients, or score a sample of the items")
 
 
 def check_resources(metric: str, table: RatingTable, options: AgreementOptions) -> None:
-    """Refuse ratio alpha or a pairwise correlation whose pairs exceed the options' bounds, before computing any."""
+    """Refuse the bootstrap, ratio alpha or a pairwise correlation whose work exceeds the options' bounds, before
+    computing any (the bootstrap's here too, for results from merged statistics, which the base does not check)."""
+    check_resample_work(metric, table.num_ratings, options)
     resamples = options.n_bootstrap if options.confidence else 0
     if "krippendorff_alpha" in options.coefficients and options.level_of_measurement == "ratio":
         within, labels = alpha_pairs(table, "ratio")

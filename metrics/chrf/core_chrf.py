@@ -29,6 +29,7 @@ from .core_options import boolean, integer, number, option
 from .core_resample_options import BootstrapOptions, PairedTestOptions
 from .core_stats import StatField, StatsSchema
 from .core_mt_signature import nrefs_label, sacrebleu_signature
+from .core_resources import TextBounds
 
 METRIC = "chrf"
 
@@ -40,7 +41,7 @@ _EPSILON = 1e-16
 
 
 @dataclass(frozen=True)
-class ChrfOptions(PairedTestOptions, BootstrapOptions):
+class ChrfOptions(PairedTestOptions, BootstrapOptions, TextBounds):
     """The keyword options of evaluate's ``chrf`` with its (and sacreBLEU's) defaults (``word_order=2`` is
     chrF++), sacreBLEU's resampling options, and ``sentence_scores``."""
 

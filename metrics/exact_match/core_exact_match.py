@@ -22,8 +22,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .core_options import MetricOptions, boolean, option
+from .core_options import boolean, option
 from .core_stats import StatField, StatsSchema
+from .core_resources import TextBounds
 
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 _DIGITS = str.maketrans("", "", string.digits)
@@ -59,7 +60,7 @@ def _regexes(metric: str, name: str, value: Any) -> tuple[re.Pattern[str], ...] 
 
 
 @dataclass(frozen=True)
-class ExactMatchOptions(MetricOptions):
+class ExactMatchOptions(TextBounds):
     """evaluate's ``exact_match`` options (all change the per-example statistics)."""
 
     metric_name = "exact_match"

@@ -102,13 +102,22 @@ def _scored_bytes(text: str, ids: list[int], offsets: Any, tokenizer: Any, first
     return len(tokenizer.decode(ids[first_scored:kept]).encode("utf-8"))
 
 
+# ``check(first, lengths)``: called with the token counts (start token included) of texts ``first``, ``first + 1``,
+# ... before any of them is cut into windows or scored; it raises to refuse them.
+LengthCheck = Callable[[int, Sequence[int]], None]
+
+
 def encode_texts(tokenizer: Any, texts: Sequence[str], *, start_id: int | None, window: int | None, stride: int,
-                 truncation: bool) -> list[Encoded]:
-    """Token ids, windows and scored bytes of each text."""
+                 truncation: bool, check: LengthCheck | None = None, first: int = 0) -> list[Encoded]:
+    """Token ids, windows and scored bytes of each text (``check``, when given, sees the token counts first;
+    ``first`` is the index of ``texts[0]`` that it is told)."""
     fast = bool(getattr(tokenizer, "is_fast", False))
     encoding = tokenizer(list(texts), add_special_tokens=False, return_attention_mask=False,
                          return_offsets_mapping=fast)
     all_offsets = encoding.get("offset_mapping") if fast else None
+    if check is not None:
+        shift = 0 if start_id is None else 1
+        check(first, [len(ids) + shift for ids in encoding["input_ids"]])
     result = []
     for position, text in enumerate(texts):
         token_ids = list(encoding["input_ids"][position])
@@ -191,21 +200,30 @@ def score_texts(
     max_batch_tokens: int = DEFAULT_MAX_BATCH_TOKENS,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     progress: Callable[[int], None] | None = None,
+    check: LengthCheck | None = None,
 ) -> list[TextScore]:
     """Summed NLL, scored tokens and scored bytes of each text under ``lm``.
 
     ``window`` (None: the model's number of positions) is the most tokens one forward pass sees;
     ``stride`` (None: half the window) how far consecutive windows of a long text are apart.
-    ``progress`` is called with the number of texts finished after each batch.
+    ``progress`` is called with the number of texts finished after each batch. ``check``, when given, is
+    told every text's token count before any text is scored (texts after the first chunk are tokenized once
+    beforehand for it, their lengths alone kept).
     """
     start_id = start_token_id(metric, lm.tokenizer, add_start_token, lm.name)
     window = window if window is not None else lm.max_positions
     stride = stride if stride is not None else max(1, (window or 2) // 2)
+    if check is not None:
+        shift = 0 if start_id is None else 1
+        for begin in range(chunk_size, len(texts), chunk_size):
+            ids = lm.tokenizer(list(texts[begin:begin + chunk_size]), add_special_tokens=False,
+                               return_attention_mask=False)["input_ids"]
+            check(begin, [len(item) + shift for item in ids])
     results: list[TextScore] = []
     for begin in range(0, len(texts), chunk_size):
         chunk = texts[begin:begin + chunk_size]
         encoded = encode_texts(lm.tokenizer, chunk, start_id=start_id, window=window, stride=stride,
-                               truncation=truncation)
+                               truncation=truncation, check=check if begin == 0 else None, first=begin)
         results.extend(_score_encoded(metric, lm, encoded, batch_size, max_batch_tokens, window, progress))
     return results
 

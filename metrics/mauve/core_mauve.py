@@ -27,9 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from .core_mauve_kmeans import kmeans
+from .core_mauve_kmeans import MAX_POINTS_PER_CENTROID, kmeans
+from .core_resources import refuse_above
 
 MIXTURE_EPSILON = 1e-6
+# Training points x buckets x feature width of one Lloyd iteration: about 4,000 texts a side of 576-wide features
+# (SmolLM2's) with the automatic 400 buckets, about a minute on a 2-core CPU (card: Resource Bounds).
+DEFAULT_MAX_KMEANS_WORK = 2_000_000_000
 PCA_SAMPLE_STREAM = 3  # numpy.random.default_rng([seed, 3]) draws the PCA's rows (core_mauve_kmeans: 1 and 2)
 
 
@@ -48,6 +52,25 @@ class QuantizeOptions:
 def auto_buckets(p_size: int, q_size: int) -> int:
     """mauve-text's ``num_buckets='auto'``: a tenth of the smaller sample, at least 2."""
     return max(2, int(round(min(p_size, q_size) / 10)))
+
+
+def kmeans_work(points: int, buckets: int, width: int) -> int:
+    """The distance work of one Lloyd iteration (and of the k-means++ start, and of each restart's final
+    assignment): the points k-means trains on (at most ``MAX_POINTS_PER_CENTROID`` per bucket) x buckets x
+    dimensions (the features' width: PCA keeps at most that many)."""
+    return min(points, buckets * MAX_POINTS_PER_CENTROID) * buckets * width
+
+
+def check_kmeans_work(metric: str, p_size: int, q_size: int, buckets: int, width: int, bound: int) -> None:
+    """Refuse a quantization whose k-means iteration would exceed ``max_kmeans_work`` (before any feature is
+    computed: ``width`` is the given features' or the featurizer's)."""
+    refuse_above(metric, work=f"k-means of the {p_size:,} + {q_size:,} texts of P and Q into {buckets:,} buckets of "
+                              f"{width}-dimensional features; training points x buckets x dimensions per iteration",
+                 amount=kmeans_work(p_size + q_size, buckets, width), option_name="max_kmeans_work", bound=bound,
+                 default=DEFAULT_MAX_KMEANS_WORK,
+                 remedy="score a sample of the texts, set fewer `num_buckets` (the automatic count is a tenth of the "
+                        "texts, so the work grows with the square of the texts), or lower `kmeans_explained_var` "
+                        "with features of fewer dimensions")
 
 
 def unit_rows(features: np.ndarray) -> np.ndarray:

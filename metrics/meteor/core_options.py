@@ -27,11 +27,23 @@ O = TypeVar("O", bound="MetricOptions")
 
 _CHECK = "check"
 _STATS = "stats"
+_BOUND = "bound"
 
 
 def option(default: Any, check: Check | None = None, *, stats: bool = False) -> Any:
     """A dataclass field for one keyword option (``check(metric, name, value)`` returns the value to use)."""
     return dataclasses.field(default=default, metadata={_CHECK: check, _STATS: stats})
+
+
+def bound(default: int) -> Any:
+    """A dataclass field for a resource bound (``core_resources``): a positive int, the most of some work one
+    example (or the corpus) may need before the metric refuses it; the card's Resource Bounds states it."""
+    return dataclasses.field(default=default, metadata={_CHECK: integer(minimum=1), _STATS: False, _BOUND: True})
+
+
+def is_bound(field: dataclasses.Field) -> bool:
+    """Whether an options field is a resource bound (made by :func:`bound`)."""
+    return bool(field.metadata.get(_BOUND))
 
 
 def boolean(metric: str, name: str, value: Any) -> bool:

@@ -40,6 +40,8 @@ Optional hooks, each with a default that fits most metrics:
                             time (default False): clients that average per-example results, such as
                             lm-evaluation-harness's ``hf_evaluate`` route, then get the corpus result
 ``check_corpus_size``       options that must agree with the number of examples (checked before scoring)
+``check_resources``         refuse a batch whose work exceeds a bound option before doing it (default: every
+                            text's size against ``max_text_chars`` where the options have it; core_resources)
 ``needs_corpus``            whether scoring needs every input at once (e.g. idf weights; default False) ...
 ``score_corpus``            ... and the result computed from them
 ``provenance``              outputs that say how a result was computed (e.g. a hashcode), in every result
@@ -68,6 +70,8 @@ from .core_clients import lm_eval_refusal, unresampled_column
 from .core_inputs import Columns, InputKind
 from .core_options import MetricOptions, input_parameters, keyword_parameters
 from .core_process import clear_caches
+from .core_resample_options import resampling_runs
+from .core_resources import TextBounds, check_resample_work, check_text_sizes
 from .core_stats import EXAMPLES_FIELD, StatField, StatsSchema
 from .core_streaming import DEFAULT_STREAM_BATCH_SIZE, add_to_cache, added_examples, cache_mark, compute_from_cache
 from .core_streaming import WHOLE_FILE, holds_examples, salvage_writer, streaming_verified
@@ -226,6 +230,19 @@ class StatsMetric:
 
     def check_corpus_size(self, size: int, options: Any) -> None:
         return None
+
+    def check_resources(self, columns: Columns, options: Any, start: int = 0) -> None:
+        """Refuse a batch (its first example is the corpus's ``start``-th) whose work would exceed a bound of
+        the options, before any of it is done."""
+        if isinstance(options, TextBounds):
+            default = type(options).__dataclass_fields__["max_text_chars"].default
+            check_text_sizes(self.name, columns, options.max_text_chars, start, default)
+
+    def _check_corpus(self, size: int, options: Any) -> None:
+        """The checks of a corpus of ``size`` examples before scoring: the options' own, then resampling's work."""
+        self.check_corpus_size(size, options)
+        for what, resamples in resampling_runs(options):
+            check_resample_work(self.name, size, resamples, what, options.max_resample_work)
 
     def needs_corpus(self, options: Any) -> bool:
         return False
@@ -443,7 +460,7 @@ class StatsMetric:
                 return self._compute_added(inputs, given_any, options, option_arguments)
         # In memory, outside the lock: nothing of this module's state is read or written.
         columns = self.inputs.check(self.name, inputs)
-        self.check_corpus_size(self.inputs.size(columns), options)
+        self._check_corpus(self.inputs.size(columns), options)
         from evaluate import module as evaluate_module
 
         with evaluate_module.temp_seed(module.seed):
@@ -470,7 +487,7 @@ class StatsMetric:
             self.add_batch(**inputs)
         if module.num_process == 1:
             try:
-                self.check_corpus_size(added_examples(module), options)
+                self._check_corpus(added_examples(module), options)
             except BaseException:
                 if given_any:  # not added: the caller still has them
                     salvage_writer(module, added_until)
@@ -485,7 +502,7 @@ class StatsMetric:
         inputs, option_arguments = self._split_inputs(bound)
         options = self.options_class.resolve(self.name, option_arguments)
         columns = self.inputs.check(self.name, inputs)
-        self.check_corpus_size(self.inputs.size(columns), options)
+        self._check_corpus(self.inputs.size(columns), options)
         return self._result([columns], options)
 
     def _checked(self, batches: Iterable[Mapping[str, Any]]) -> Iterator[Columns]:
@@ -496,6 +513,7 @@ class StatsMetric:
         if self.needs_corpus(options):
             columns: Columns = {name: [] for name in self.inputs.columns}
             for batch in batches:
+                self.check_resources(batch, options, len(columns[self.inputs.columns[0]]))
                 for name in columns:
                     columns[name].extend(batch[name])
             if not columns[self.inputs.columns[0]]:
@@ -518,6 +536,7 @@ class StatsMetric:
         inputs, option_arguments = self._split_inputs(bound)
         options = self.resolve_options(option_arguments)
         columns = self.inputs.check(self.name, inputs)
+        self.check_resources(columns, options)
         rows = self.example_rows(Batch(columns), options)
         return self.schema(options).columns(rows, self.signature(options))
 
@@ -543,6 +562,7 @@ class StatsMetric:
             raise ValueError(f"{self.name}: this result needs the inputs themselves, not only their statistics; "
                              f"use `compute` for it")
         rows = schema.rows(stats, expected_signature=signature)
+        self._check_corpus(len(rows), options)
         totals = schema.totals_of_rows(rows, signature)
         return {**self.score(totals, options), **self.corpus_outputs(rows, {}, totals, options),
                 **self.provenance(options)}
@@ -690,8 +710,9 @@ class _Fold:
         batch = Batch(columns, self.size)
         if not batch.size:
             return
-        self.size += batch.size
         metric, options = self.metric, self.options
+        metric.check_resources(columns, options, self.size)
+        self.size += batch.size
         for watcher in self.watchers:
             watcher.see(batch)
         partial = None

@@ -69,6 +69,20 @@ def windows_of(length: int, window: int | None, stride: int, truncation: bool) -
     return result
 
 
+def forward_tokens(length: int, window: int | None, stride: int, truncation: bool) -> int:
+    """The tokens the model is run on for a sequence of ``length`` tokens: the summed lengths of
+    :func:`windows_of`'s windows (before padding), by arithmetic alone (no window is built)."""
+    if length < 2:
+        return 0
+    if window is None or length <= window:
+        return length
+    if truncation:
+        return window
+    if not 1 <= stride < window:
+        raise ValueError(f"stride must be between 1 and window - 1 = {window - 1}, got {stride}")
+    return (1 + -(-(length - window) // stride)) * window
+
+
 def bucket_length(length: int, limit: int | None = None) -> int:
     """The padded length of a window of ``length`` tokens: a function of ``length`` (and ``limit``) alone."""
     quantum = max(_MIN_QUANTUM, 1 << max(0, (length - 1).bit_length() - 4))

@@ -16,13 +16,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from .core_inputs import Columns
 from .core_metric import Batch, StatsMetric
-from .core_options import boolean, option
+from .core_options import boolean, bound, option
 from .core_process import garbage_collection_paused
 from .core_ranking import RankingOptions, ranking_from_totals, ranking_per_query, ranking_rows, ranking_schema
 from .core_ranking import ranking_totals
 from .core_ranking_inputs import RANKINGS
+from .core_resources import refuse_above
 from .core_stats import StatsSchema
+
+# Queries x cut-offs of one batch: each pair is 3 values (precision, recall, nDCG) kept as floats, about 1 us and
+# 150 bytes a pair (10,000 queries x 1,000 cut-offs: 11 s, 1.5 GB), so 2**25 pairs take about 35 s and 4 GB.
+DEFAULT_MAX_CUTOFF_VALUES = 1 << 25
 
 
 @dataclass(frozen=True)
@@ -30,6 +36,7 @@ class RankingMetricOptions(RankingOptions):
     """trec_eval's options and the modules' per-query output switch."""
 
     per_query: bool = option(False, boolean)
+    max_cutoff_values: int = bound(DEFAULT_MAX_CUTOFF_VALUES)
 
 
 def ranking_options(name: str) -> type[RankingMetricOptions]:
@@ -48,6 +55,18 @@ class RankingMetric(StatsMetric):
 
     def _reported(self, key: str) -> bool:
         return key == self.measure or key.startswith(self.measure + "@")
+
+    def check_resources(self, columns: Columns, options: RankingMetricOptions, start: int = 0) -> None:
+        """Refuse a batch whose queries x cut-offs (each a precision, a recall and an nDCG kept per query) exceed
+        ``max_cutoff_values``."""
+        super().check_resources(columns, options, start)
+        queries = len(columns["predictions"])
+        refuse_above(self.name, work=f"predictions[{start}:{start + queries}] holds {queries:,} queries, each "
+                                     f"scored at {len(options.k):,} cut-offs (k); queries x cut-offs",
+                     amount=queries * len(options.k), option_name="max_cutoff_values", bound=options.max_cutoff_values,
+                     default=DEFAULT_MAX_CUTOFF_VALUES,
+                     remedy="use fewer cut-offs, or add the queries with add_batch and compute once (read back "
+                            "stream_batch_size queries at a time)")
 
     def schema(self, options: RankingMetricOptions) -> StatsSchema:
         return ranking_schema(self.name, options)

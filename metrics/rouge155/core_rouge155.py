@@ -45,7 +45,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .core_checks import check_list, check_names, warn_caller
-from .core_options import MetricOptions, boolean, choice, integer, number, option, optional
+from .core_options import boolean, bound, choice, integer, number, option, optional
 from .core_rouge155_bootstrap import bootstrap_averages
 from .core_rouge155_counts import MAX_SKIP_PAIRS, ngram_hits, skip_bigram_hits, skip_pair_count, text_offsets
 from .core_rouge155_data import exception_table, smart_stopwords
@@ -53,6 +53,7 @@ from .core_rouge155_lcs import mark_union, sentence_hits
 from .core_rouge155_text import Rouge155Tokenizer
 from .core_rouge_bounds import lcs_cells
 from .core_stats import StatField, StatsSchema
+from .core_resources import TextBounds, ResampleBounds
 
 METRIC = "rouge155"
 ROUGE155_VERSION = "1.5.5"
@@ -143,7 +144,7 @@ DEFAULT_MAX_LCS_CELLS = 1 << 35
 
 
 @dataclass(frozen=True)
-class Rouge155Options(MetricOptions):
+class Rouge155Options(TextBounds, ResampleBounds):
     """The keyword options of the ``rouge155`` metric: ROUGE-1.5.5.pl's options (its flag in brackets) and
     evaluate's ``use_aggregator``.
 
@@ -151,7 +152,8 @@ class Rouge155Options(MetricOptions):
     default measures. ``confidence`` (``-c``), ``n_bootstrap`` (``-r``; 0: no resampling, plain means only) and
     ``eval_ids`` (the ``<EVAL ID>`` of each example, which orders the resampling) shape only the averages, not
     the per-example statistics. ``max_lcs_cells`` and ``max_skip_bigrams`` bound the quadratic measures of one
-    example (see the module text); they never change a result, only refuse.
+    example (see the module text), and ``max_resample_work`` the bootstrap's work (``n_bootstrap`` x examples);
+    they never change a result, only refuse.
     """
 
     metric_name = METRIC
@@ -168,8 +170,8 @@ class Rouge155Options(MetricOptions):
     confidence: float = option(95, number(minimum=0, maximum=100))
     n_bootstrap: int = option(1000, integer(minimum=0, maximum=MAX_BOOTSTRAP))
     eval_ids: tuple[str, ...] | None = option(None, optional(_eval_ids))
-    max_lcs_cells: int = option(DEFAULT_MAX_LCS_CELLS, integer(minimum=1))
-    max_skip_bigrams: int = option(MAX_SKIP_PAIRS, integer(minimum=1))
+    max_lcs_cells: int = bound(DEFAULT_MAX_LCS_CELLS)
+    max_skip_bigrams: int = bound(MAX_SKIP_PAIRS)
 
     def validate(self, metric: str) -> None:
         if self.length_limit is not None and self.byte_limit is not None:

@@ -277,11 +277,19 @@ class _MecabTokenizer:
                 f"(or score {language!r} text with tokenize='char')"
             ) from error
         self._tagger = mecab.Tagger(arguments + " -Owakati")
+        self.language = language
         self.version = self._tagger.version()
         self._tokenize = cached_function(token_cache(f"{language}-mecab"), self._segment)
 
     def _segment(self, line: str) -> list[str]:
-        return self._tagger.parse(line.strip()).split()
+        segmented = self._tagger.parse(line.strip())
+        if segmented is None:  # MeCab gives up on a text too long for its lattice (sacreBLEU fails on it too)
+            raise ValueError(
+                f"the '{self.language}-mecab' tokenizer could not segment a text of {len(line):,} characters (MeCab: "
+                f"{self._tagger.what() or 'no result'}); split it into segments scored as separate examples (MeCab "
+                f"takes a few hundred thousand characters at once, fewer of unknown words)"
+            )
+        return segmented.split()
 
     def __call__(self, line: str) -> list[str]:
         return self._tokenize(line)

@@ -36,8 +36,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core_checks import warn_caller
-from .core_options import MetricOptions, number, option
+from .core_options import number, option
 from .core_stats import StatField, StatsSchema
+from .core_resources import TextBounds
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
@@ -97,7 +98,7 @@ def _v2_f1(gold_tokens: list[str], prediction_tokens: list[str]) -> float:
 
 
 @dataclass(frozen=True)
-class SquadOptions(MetricOptions):
+class SquadOptions(TextBounds):
     """evaluate's ``squad`` has no options."""
 
     metric_name = "squad"
@@ -142,7 +143,7 @@ def squad_from_totals(totals: Mapping[str, Any], options: SquadOptions | None = 
 
 
 @dataclass(frozen=True)
-class SquadV2Options(MetricOptions):
+class SquadV2Options(TextBounds):
     """evaluate's ``squad_v2`` options."""
 
     metric_name = "squad_v2"

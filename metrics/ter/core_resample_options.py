@@ -18,15 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from .core_options import MetricOptions, boolean, choice, integer, number, option, optional, texts
+from .core_options import boolean, choice, integer, number, option, optional, texts
 from .core_resample import DEFAULT_SEED, Interval, ScoreFn, as_stats_matrix, bootstrap_interval
+from .core_resources import ResampleBounds
 
 PAIRED_TESTS = ("bs", "ar")
 DEFAULT_PAIRED_SAMPLES = {"bs": 1000, "ar": 10000}
 
 
 @dataclass(frozen=True)
-class BootstrapOptions(MetricOptions):
+class BootstrapOptions(ResampleBounds):
     """A seeded bootstrap confidence interval of the corpus score."""
 
     confidence: bool = option(False, boolean)
@@ -40,7 +41,7 @@ class BootstrapOptions(MetricOptions):
 
 
 @dataclass(frozen=True)
-class PairedTestOptions(MetricOptions):
+class PairedTestOptions(ResampleBounds):
     """A paired significance test of the predictions against a baseline system's predictions."""
 
     baseline_predictions: list[str] | None = option(None, optional(texts))
@@ -51,6 +52,16 @@ class PairedTestOptions(MetricOptions):
     def paired_samples(self) -> int:
         """Resamples (bs) or randomization trials (ar) of the paired test."""
         return DEFAULT_PAIRED_SAMPLES[self.paired_test] if self.n_samples is None else self.n_samples
+
+
+def resampling_runs(options: Any) -> list[tuple[str, int]]:
+    """(what, resamples) of each resampling the options ask for: the bootstrap interval, the paired test."""
+    runs = []
+    if isinstance(options, BootstrapOptions) and options.confidence:
+        runs.append(("the bootstrap interval (confidence=True)", options.n_bootstrap))
+    if isinstance(options, PairedTestOptions) and options.baseline_predictions is not None:
+        runs.append((f"the paired test (paired_test={options.paired_test!r})", options.paired_samples))
+    return runs
 
 
 class MeanIntervals:
