@@ -26,6 +26,7 @@ from typing import Any
 
 import project
 from bertscore_common import wmt17
+from model_flops import encoder_flops_per_token
 
 
 def corpus(systems_count: int, segments: int) -> tuple[list[str], list[str]]:
@@ -141,8 +142,7 @@ def forward_rate(args: argparse.Namespace, tokens: int) -> tuple[float, float, f
     config = loaded.model.config
     width, inner = config.hidden_size, config.intermediate_size
     mean_length = tokens / len(ids)
-    per_token_layer = 2 * (4 * width * width + 2 * width * inner) + 4 * mean_length * width  # dense + attention
-    model_rate = tokens * per_token_layer * args.layer / seconds / 1e9
+    model_rate = tokens * encoder_flops_per_token(width, inner, args.layer, mean_length) / seconds / 1e9
     rows = torch.randn(64 * int(mean_length), width)
     up, down = torch.nn.Linear(width, inner), torch.nn.Linear(inner, width)
 

@@ -33,9 +33,9 @@ ORACLE_PYTHON = ROOT / ".venv-oracles" / "bin" / "python"
 DATA = ROOT.parent / "shared" / "data"
 
 
-def oracle(payload: dict) -> object:
+def oracle(payload: dict, python: Path = ORACLE_PYTHON) -> object:
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
-    done = subprocess.run([str(ORACLE_PYTHON), str(ORACLE)], input=json.dumps(payload), capture_output=True,
+    done = subprocess.run([str(python), str(ORACLE)], input=json.dumps(payload), capture_output=True,
                           text=True, env=environment, check=False)
     if done.returncode != 0:
         raise SystemExit(f"unbabel-comet failed:\n{done.stderr[-3000:]}")
