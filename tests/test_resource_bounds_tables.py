@@ -66,15 +66,19 @@ def test_ranking_at_the_bound_changes_nothing(module: str) -> None:
 
 
 def test_ranking_bound_is_per_streamed_batch() -> None:
-    metric = load_metric("ndcg")
+    metric = load_metric("ndcg")  # shared by the session: its batch size and kept examples are restored below
     metric.stream_batch_size = 4
-    runs, qrels = _queries(10)
-    whole = metric.compute(predictions=runs, references=qrels, k=[1, 3])
-    metric.add_batch(predictions=runs, references=qrels)
-    assert metric.compute(k=[1, 3], max_cutoff_values=8) == whole  # batches of 4 queries x 2 cut-offs
-    metric.add_batch(predictions=runs, references=qrels)
-    with pytest.raises(ValueError, match=r"predictions\[0:4\] holds 4 queries.*max_cutoff_values=7"):
-        metric.compute(k=[1, 3], max_cutoff_values=7)
+    try:
+        runs, qrels = _queries(10)
+        whole = metric.compute(predictions=runs, references=qrels, k=[1, 3])
+        metric.add_batch(predictions=runs, references=qrels)
+        assert metric.compute(k=[1, 3], max_cutoff_values=8) == whole  # batches of 4 queries x 2 cut-offs
+        metric.add_batch(predictions=runs, references=qrels)
+        with pytest.raises(ValueError, match=r"predictions\[0:4\] holds 4 queries.*max_cutoff_values=7"):
+            metric.compute(k=[1, 3], max_cutoff_values=7)
+        assert metric.compute(k=[1, 3]) == whole  # the refused examples were kept, and are scored now
+    finally:
+        metric.stream_batch_size = type(metric).stream_batch_size
 
 
 # -- meta_evaluation: the bootstrap's work, and WMT's relative-ranking pairs --------------------------------------
