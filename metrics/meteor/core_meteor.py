@@ -284,7 +284,22 @@ def _text_preparer(options: MeteorOptions) -> Callable[[str | Sequence[str]], _T
     return prepare
 
 
-def _alignment(hypothesis: _Text, reference: _Text, wordnet: WordNet | None) -> list[int]:
+class _Synonyms(dict):  # type: ignore[type-arg]
+    """WordNet synonym sets by stem for one scoring call (one batch): a plain dictionary in front of the process
+    cache, holding the sets of the batch's distinct stems until the call returns."""
+
+    __slots__ = ("wordnet",)
+
+    def __init__(self, wordnet: WordNet) -> None:
+        super().__init__()
+        self.wordnet = wordnet
+
+    def __missing__(self, stem: str) -> frozenset[str]:
+        synonyms = self[stem] = self.wordnet.synonym_names(stem)
+        return synonyms
+
+
+def _alignment(hypothesis: _Text, reference: _Text, synonyms_of: _Synonyms | None) -> list[int]:
     """For each hypothesis position, the aligned reference position or -1 (NLTK's ``_enum_align_words``).
 
     Each stage visits the hypothesis positions it is given from last to first and gives each the last
@@ -337,14 +352,13 @@ def _alignment(hypothesis: _Text, reference: _Text, wordnet: WordNet | None) -> 
                 del available[stem]
         else:
             still_left.append((position, stem))
-    if wordnet is None or not available:
+    if synonyms_of is None or not available:
         return aligned
     # Stage 3, WordNet synonyms of the stems. NLTK adds the stem itself to its synonyms, but stage 2 left no
     # reference position whose stem equals the stem of a hypothesis position still unaligned.
-    synonyms_of = wordnet.synonym_names
     remaining = set(available)
     for position, stem in still_left:
-        synonyms = synonyms_of(stem)
+        synonyms = synonyms_of[stem]
         if synonyms.isdisjoint(remaining):
             continue
         best_stem = max(synonyms & remaining, key=lambda candidate: available[candidate][-1])
@@ -374,12 +388,12 @@ def _chunks_and_matches(aligned: list[int]) -> tuple[int, int]:
     return chunks, matches
 
 
-def _pair_score(hypothesis: _Text, reference: _Text, options: MeteorOptions, wordnet: WordNet | None) -> float:
+def _pair_score(hypothesis: _Text, reference: _Text, options: MeteorOptions, synonyms_of: _Synonyms | None) -> float:
     translation_length = len(hypothesis.words)
     reference_length = len(reference.words)
     if not translation_length or not reference_length:
         return 0.0
-    chunk_count, matches_count = _chunks_and_matches(_alignment(hypothesis, reference, wordnet))
+    chunk_count, matches_count = _chunks_and_matches(_alignment(hypothesis, reference, synonyms_of))
     if not matches_count:
         return 0.0
     alpha = options.alpha
@@ -392,8 +406,9 @@ def _pair_score(hypothesis: _Text, reference: _Text, options: MeteorOptions, wor
     return (1 - penalty) * fmean
 
 
-def _wordnet_for(options: MeteorOptions) -> WordNet | None:
-    return load_wordnet(options.wordnet) if options.synonyms else None
+def _synonyms_for(options: MeteorOptions) -> _Synonyms | None:
+    """A fresh synonym lookup for one scoring call, or None without the synonym stage."""
+    return _Synonyms(load_wordnet(options.wordnet)) if options.synonyms else None
 
 
 def align(
@@ -401,14 +416,14 @@ def align(
 ) -> list[tuple[int, int]]:
     """NLTK's alignment of two token lists: (hypothesis position, reference position) pairs in hypothesis order."""
     options = options or MeteorOptions()
-    aligned = _alignment(_Text(hypothesis), _Text(reference), _wordnet_for(options))
+    aligned = _alignment(_Text(hypothesis), _Text(reference), _synonyms_for(options))
     return [(position, target) for position, target in enumerate(aligned) if target >= 0]
 
 
 def single_meteor(hypothesis: Sequence[str], reference: Sequence[str], options: MeteorOptions | None = None) -> float:
     """NLTK's ``single_meteor_score(reference, hypothesis)`` on token lists (note our argument order)."""
     options = options or MeteorOptions()
-    return _pair_score(_Text(hypothesis), _Text(reference), options, _wordnet_for(options))
+    return _pair_score(_Text(hypothesis), _Text(reference), options, _synonyms_for(options))
 
 
 class PreparedReferences:
@@ -446,12 +461,12 @@ def meteor_scores(
     Inputs as ``core_meteor_inputs.check_meteor_inputs`` returns them: one prediction (a text or a token list) and a
     list of references per example, or references prepared by :func:`prepare_references`.
     """
-    wordnet = _wordnet_for(options)
+    synonyms_of = _synonyms_for(options)
     prepare = _text_preparer(options)
     scores = []
     for prediction, group in zip(predictions, _references_for(references, options, prepare), strict=True):
         hypothesis = prepare(prediction)
-        scores.append(max([_pair_score(hypothesis, reference, options, wordnet) for reference in group]))
+        scores.append(max([_pair_score(hypothesis, reference, options, synonyms_of) for reference in group]))
     return scores
 
 

@@ -26,8 +26,9 @@ two engines agree on these patterns for every character whose ``\\s``, ``\\w``,
 ``\\d`` and case-insensitive-letter classes agree between them; a text holding
 any other character (the separators U+001C..U+001F, which ``re`` but not
 ``regex`` counts as whitespace; combining marks and other characters whose
-Unicode properties the engines see differently) is tokenized by NLTK's own
-``NLTKWordTokenizer``. The rules below are NLTK 3.10's, in its order; a test
+Unicode properties the engines see differently) is tokenized as NLTK's
+``NLTKWordTokenizer`` does it, every rule on the ``regex`` engine (:func:`nltk_tokenizer_tokens`), without
+importing NLTK (1-2 s in a fresh process). The rules below are NLTK 3.10's, in its order; a test
 checks them against the installed NLTK.
 """
 
@@ -232,41 +233,50 @@ _PROBES = (r"\s", r"\w", r"\d", *(f"(?i){letter}" for letter in "revlmtsdn"))
 
 
 class _Engines:
-    """Objects built on first use and shared by every copy of this module: the probe pairs (``re``,
-    ``regex``) and NLTK's own tokenizer."""
+    """Objects built on first use and shared by every copy of this module: the ``regex`` engine (NLTK's), the
+    probe pairs (``re``, ``regex``) and NLTK's rules compiled with ``regex``."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
+        self.regex: Any = None
+        self.imported = False
         self.probes: list[tuple[Any, Any]] | None = None
-        self.probed = False
-        self.nltk_tokenizer: Any = None
+        self.rules: tuple[tuple[tuple[Any, str], ...], tuple[tuple[Any, str], ...]] | None = None
+
+    def regex_engine(self) -> Any:
+        """The ``regex`` module, or None when it is not installed (imported once)."""
+        if not self.imported:
+            with self.lock:
+                if not self.imported:
+                    try:  # undone if interrupted, so that the next call imports it afresh
+                        self.regex = import_cleanly("regex")
+                    except ImportError:
+                        self.regex = None
+                    self.imported = True
+        return self.regex
 
     def probe_patterns(self) -> list[tuple[Any, Any]] | None:
-        if not self.probed:
-            with self.lock:
-                if not self.probed:
-                    try:
-                        regex = import_cleanly("regex")
-                    except ImportError:
-                        self.probes = None
-                    else:
-                        self.probes = [(re.compile(probe), regex.compile(probe)) for probe in _PROBES]
-                    self.probed = True
+        if self.probes is None:
+            regex = self.regex_engine()
+            if regex is None:
+                return None
+            self.probes = [(re.compile(probe), regex.compile(probe)) for probe in _PROBES]
         return self.probes
 
-    def tokenizer(self) -> Any:
-        if self.nltk_tokenizer is None:
-            with self.lock:
-                if self.nltk_tokenizer is None:
-                    try:  # undone if interrupted, so that the next call imports it afresh
-                        NLTKWordTokenizer = import_cleanly("nltk.tokenize.destructive").NLTKWordTokenizer
-                    except ImportError as error:
-                        raise ImportError(
-                            "meteor: tokenizing this text needs nltk (METEOR's reference implementation): "
-                            "pip install nltk"
-                        ) from error
-                    self.nltk_tokenizer = NLTKWordTokenizer()
-        return self.nltk_tokenizer
+    def regex_rules(self) -> tuple[tuple[tuple[Any, str], ...], tuple[tuple[Any, str], ...]]:
+        """NLTK's rules before and after padding, compiled with ``regex`` as ``nltk.redos.compile`` compiles them."""
+        if self.rules is None:
+            regex = self.regex_engine()
+            if regex is None:
+                raise ImportError(
+                    "meteor: tokenizing this text needs the `regex` package (the engine NLTK's tokenizer runs on): "
+                    "pip install regex"
+                )
+            self.rules = tuple(
+                tuple((regex.compile(pattern, flags), replacement) for pattern, flags, replacement, _ in rules)
+                for rules in (BEFORE_PADDING, AFTER_PADDING)
+            )  # type: ignore[assignment]
+        return self.rules  # type: ignore[return-value]
 
 
 _ENGINES = process_state(__file__, "tokenizer engines", _Engines)
@@ -318,8 +328,17 @@ def _apply(text: str, rules: tuple[_Compiled, ...]) -> str:
 
 
 def nltk_tokenizer_tokens(text: str) -> list[str]:
-    """Tokens from NLTK's own ``NLTKWordTokenizer`` (the object ``word_tokenize`` uses)."""
-    return _ENGINES.tokenizer().tokenize(text)
+    """Tokens as NLTK's ``NLTKWordTokenizer().tokenize(text)`` makes them: every rule in NLTK's order, on the
+    ``regex`` engine NLTK compiles them with, and the contractions on ``re`` as NLTK's; NLTK is not imported."""
+    before, after = _ENGINES.regex_rules()
+    for pattern, replacement in before:
+        text = pattern.sub(replacement, text)
+    text = " " + text + " "
+    for pattern, replacement in after:
+        text = pattern.sub(replacement, text)
+    for pattern, _ in _CONTRACTION_PATTERNS:
+        text = pattern.sub(r" \1 \2 ", text)
+    return text.split()
 
 
 def nltk_word_tokens(text: str) -> list[str]:
