@@ -1,39 +1,51 @@
 #!/usr/bin/env python3
-"""Benchmark: trec_eval's ranking measures, our core against pytrec_eval and ranx, side by side in one run.
+"""Benchmark: trec_eval's ranking measures and TREC file readers, ours against pytrec_eval (and ranx where
+installed), side by side in one run.
 
-    python scripts/bench_ranking.py [--queries 100000] [--documents 100] [--judged 10] [--repeats 3]
+    python scripts/bench_ranking.py [--queries 20000] [--documents 100] [--judged 10] [--repeats 5]
+                                    [--lines 10000000] [--no-memory] [--no-readers]
 
-All three score the same seeded corpus: each query ranks --documents documents (distinct scores, exact in
-float32 so every library orders them alike) and has --judged judged documents (grades 0 to 3, some of them
-never retrieved). Measures: MRR, MAP, and precision, recall and nDCG at 1, 3, 5, 10, 20, 100.
+Every implementation scores the same seeded corpus: each query ranks --documents documents (distinct scores, exact
+in float32 so every library orders them alike) and has --judged judged documents (grades 0 to 3, some of them
+never retrieved). Cut-offs 1, 3, 5, 10, 20, 100.
 
-- ours (core): ``pair_queries`` + ``ranking_totals`` + ``ranking_from_totals`` from the {qid: {doc: score}} dicts.
-- ours (module): ``evaluate.load("./metrics/ndcg").compute(predictions=runs, references=qrels, k=...)`` with one
-  {doc: score} dict per query (input checks included; it computes every measure and reports nDCG), compared on
-  nDCG at every cut-off.
-- pytrec_eval: ``RelevanceEvaluator(qrels, measures).evaluate(run)`` from the same dicts, then its own
-  ``compute_aggregated_measure`` (``np.mean``) per measure.
-- ranx: ``evaluate(Qrels, Run, metrics)`` on Qrels/Run built beforehand (untimed there: building them from the
-  dicts is timed once, separately, and is by far ranx's largest cost); its numba functions are compiled by a
-  first, untimed call.
+- modules: each ranking module's ``evaluate.load("./metrics/<name>").compute(predictions=runs, references=qrels,
+  k=...)`` (one {doc: score} dict per query, input checks included) against pytrec_eval computing that module's
+  measure (``map``, ``recip_rank``, ``ndcg_cut.k``, ``P.k``, ``recall.k``): ``RelevanceEvaluator(qrels,
+  measure).evaluate(run)`` and its ``compute_aggregated_measure`` (a new evaluator each run, as a caller scores
+  a new corpus). Each module runs in its own forked process (pytrec_eval has been seen to hang after some tens
+  of evaluators with different measure sets in one process), ours and pytrec_eval interleaved.
+- core: ``pair_queries`` + ``ranking_totals`` + ``ranking_from_totals`` from the {qid: {doc: score}} dicts,
+  against pytrec_eval computing every measure, and ranx's ``evaluate`` on Qrels/Run built beforehand (building
+  them from the dicts is timed once, separately; its numba functions are compiled by a first, untimed call).
+- readers: a --lines-line TREC run file and a --lines-line qrels file written to a temporary folder, read by
+  ``read_trec_run`` / ``read_trec_qrels`` and by pytrec_eval's ``parse_run`` / ``parse_qrel`` (over the open file),
+  interleaved, and by ranx's ``Run.from_file`` / ``Qrels.from_file`` where installed; the results must be equal.
 
-Times are medians of --repeats runs; ratio = theirs / ours (above 1: ours is faster), for the core and for the
-module. Values are checked equal within 1e-12 (ranx sums in another order). Peak memory: tracemalloc peak of one run (Python and numpy
+Times are medians of --repeats runs; ratio = theirs / ours (above 1: ours is faster). Values are checked equal
+within 1e-12 (means: pytrec_eval averages with ``np.mean``, ranx sums in another order; per-query values are
+bit-identical, see tests/test_ranking_core.py). Peak memory: tracemalloc peak of one core run (Python and numpy
 allocations only: pytrec_eval's C allocations are not seen).
 """
 
 from __future__ import annotations
 
 import gc
+import multiprocessing
+import statistics
+import tempfile
 import time
 import warnings
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import project
 from metrics._core.core_ranking import RankingOptions, pair_queries, ranking_from_totals, ranking_totals
+from metrics._core.core_ranking import read_trec_qrels, read_trec_run
 
 CUTOFFS = (1, 3, 5, 10, 20, 100)
 TOLERANCE = 1e-12
@@ -62,18 +74,23 @@ def ours(run: dict, qrels: dict, options: RankingOptions) -> dict[str, Any]:
 
 PYTREC_NAMES = {"recip_rank": "mrr", "map": "map", **{f"{trec}_{k}": f"{name}@{k}" for k in CUTOFFS for trec, name in
                                                        (("P", "precision"), ("recall", "recall"), ("ndcg_cut", "ndcg"))}}
+# Each module, the pytrec_eval measure it reports, and its output prefix.
+MODULES = {"map": ("map", "map"), "mrr": ("recip_rank", "mrr"), "ndcg": ("ndcg_cut", "ndcg"),
+           "precision_at_k": ("P", "precision"), "recall_at_k": ("recall", "recall")}
+CUTOFF_MEASURES = {"ndcg_cut", "P", "recall"}
 
 
-def pytrec(run: dict, qrels: dict) -> dict[str, Any]:
+def pytrec(run: dict, qrels: dict, measures: tuple[str, ...] = ("recip_rank", "map", "P", "recall", "ndcg_cut")
+           ) -> dict[str, Any]:
+    """pytrec_eval's means of ``measures`` (cut-off measures at every cut-off), under our output names."""
     import pytrec_eval
 
     cutoffs = ",".join(map(str, CUTOFFS))
     evaluator = pytrec_eval.RelevanceEvaluator(
-        qrels, {"recip_rank", "map", f"P.{cutoffs}", f"recall.{cutoffs}", f"ndcg_cut.{cutoffs}"})
-    per_query = evaluator.evaluate(run)
-    values = list(per_query.values())
+        qrels, {f"{measure}.{cutoffs}" if measure in CUTOFF_MEASURES else measure for measure in measures})
+    values = list(evaluator.evaluate(run).values())
     result = {ours_name: pytrec_eval.compute_aggregated_measure(name, [query[name] for query in values])
-              for name, ours_name in PYTREC_NAMES.items()}
+              for name, ours_name in PYTREC_NAMES.items() if name.rsplit("_", 1)[0] in measures or name in measures}
     result["num_queries"] = len(values)
     return result
 
@@ -93,15 +110,6 @@ def differences(result: dict[str, Any], reference: dict[str, Any], names: list[s
     return max(abs(float(result[name]) - float(reference[name])) for name in names)
 
 
-def module_scorer(run: dict, qrels: dict) -> Callable[[], dict[str, Any]]:
-    """The ndcg module's compute on one run and qrels per query (the queries of the run, in its order)."""
-    import evaluate
-
-    module = evaluate.load(str(project.ROOT / "metrics" / "ndcg"))
-    runs, judged = list(run.values()), [qrels[query] for query in run]
-    return lambda: module.compute(predictions=runs, references=judged, k=list(CUTOFFS))
-
-
 def once(run: Callable[[], Any]) -> tuple[float, Any]:
     gc.collect()
     start = time.perf_counter()
@@ -109,56 +117,164 @@ def once(run: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, result
 
 
-def main() -> int:
-    parser = project.bench_parser(__doc__, queries=100_000, documents=100, judged=10, repeats=3)
-    parser.add_argument("--no-memory", action="store_true", help="skip the (slow) tracemalloc runs")
-    arguments = parser.parse_args()
-    run, qrels = corpus(arguments.queries, arguments.documents, arguments.judged)
-    options = RankingOptions.resolve("trec_eval", {"k": CUTOFFS})
-    print(f"{arguments.queries:,} queries x {arguments.documents} documents, {arguments.judged} judged per query; "
-          f"medians of {arguments.repeats} runs\n")
+def interleaved(first: Callable[[], Any], second: Callable[[], Any], repeats: int) -> tuple[float, Any, float, Any]:
+    """Median times and last results of ``first`` and ``second``, run alternately ``repeats`` times each."""
+    times: tuple[list[float], list[float]] = ([], [])
+    results: list[Any] = [None, None]
+    for _ in range(repeats):
+        for index, run in enumerate((first, second)):
+            results[index] = None  # the previous result is freed before the next run
+            seconds, results[index] = once(run)
+            times[index].append(seconds)
+    return statistics.median(times[0]), results[0], statistics.median(times[1]), results[1]
 
-    ours_time, ours_result = project.timed(lambda: ours(run, qrels, options), arguments.repeats)
-    module_time, module_result = project.timed(module_scorer(run, qrels), arguments.repeats)
-    pytrec_time, pytrec_result = project.timed(lambda: pytrec(run, qrels), arguments.repeats)
-    ndcg_names = [f"ndcg@{k}" for k in CUTOFFS]
-    rows = [("pytrec_eval (pytrec-eval-terrier)", pytrec_time, differences(ours_result, pytrec_result),
-             pytrec_result["num_queries"] == ours_result["num_queries"]),
-            ("ndcg module vs pytrec_eval", pytrec_time, differences(module_result, pytrec_result, ndcg_names),
-             pytrec_result["num_queries"] == module_result["num_queries"])]
+
+# The corpus, set before the forked processes start (they inherit it).
+_CORPUS: dict[str, Any] = {}
+
+
+def module_row(name: str, repeats: int) -> tuple[str, float, float, float, bool]:
+    """(label, pytrec_eval seconds, our module's seconds, max difference, same query count), in a forked process."""
+    import evaluate
+
+    run, qrels = _CORPUS["run"], _CORPUS["qrels"]
+    measure, prefix = MODULES[name]
+    module = evaluate.load(str(project.ROOT / "metrics" / name))
+    runs, judged = list(run.values()), [qrels[query] for query in run]
+    mine, result, theirs, reference = interleaved(
+        lambda: module.compute(predictions=runs, references=judged, k=list(CUTOFFS)),
+        lambda: pytrec(run, qrels, (measure,)), repeats)
+    names = [key for key in reference if key == prefix or key.startswith(prefix + "@")]
+    return (f"{name} module vs pytrec_eval `{measure}`", theirs, mine, differences(result, reference, names),
+            result["num_queries"] == reference["num_queries"])
+
+
+def core_row(repeats: int) -> tuple[str, float, float, float, bool]:
+    """The core against pytrec_eval computing every measure, in a forked process."""
+    run, qrels = _CORPUS["run"], _CORPUS["qrels"]
+    options = RankingOptions.resolve("trec_eval", {"k": CUTOFFS})
+    mine, result, theirs, reference = interleaved(lambda: ours(run, qrels, options), lambda: pytrec(run, qrels),
+                                                  repeats)
+    _CORPUS["core_result"] = result
+    return ("core vs pytrec_eval, every measure", theirs, mine, differences(result, reference),
+            result["num_queries"] == reference["num_queries"])
+
+
+def forked(function: Callable[..., Any], *arguments: Any) -> Any:
+    """``function(*arguments)`` in a forked process of its own (a module-level function; small arguments)."""
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        return pool.submit(function, *arguments).result()
+
+
+def ranx_rows(run: dict, qrels: dict, options: RankingOptions, repeats: int) -> list[tuple[Any, ...]]:
+    """ranx's evaluate on prebuilt Qrels/Run against the core (and the one-off costs of building them)."""
     try:
         import ranx
     except ImportError as error:
-        ranx = None
         print(f"ranx not importable ({error}); install it with `pip install ranx`\n")
-    if ranx is not None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            build_time, (ranx_qrels, ranx_run) = once(lambda: (ranx.Qrels(qrels), ranx.Run(run)))
-        compile_time, _ = once(lambda: ranx_evaluate(ranx_qrels, ranx_run))
-        ranx_time, ranx_result = project.timed(lambda: ranx_evaluate(ranx_qrels, ranx_run), arguments.repeats)
-        rows.append(("ranx evaluate (prebuilt Qrels/Run)", ranx_time, differences(ours_result, ranx_result), True))
-        rows.append(("ndcg module vs ranx evaluate", ranx_time, differences(module_result, ranx_result, ndcg_names),
-                     True))
-        rows.append(("ranx Qrels+Run from the dicts, once", build_time, None, None))
-        rows.append(("ranx first evaluate (numba compile/load), once", compile_time, None, None))
+        return []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        build_time, (ranx_qrels, ranx_run) = once(lambda: (ranx.Qrels(qrels), ranx.Run(run)))
+    compile_time, _ = once(lambda: ranx_evaluate(ranx_qrels, ranx_run))
+    mine, result, theirs, reference = interleaved(lambda: ours(run, qrels, options),
+                                                  lambda: ranx_evaluate(ranx_qrels, ranx_run), repeats)
+    return [("core vs ranx evaluate (prebuilt Qrels/Run)", theirs, mine, differences(result, reference), True),
+            ("ranx Qrels+Run from the dicts, once", build_time, None, None, None),
+            ("ranx first evaluate (numba compile/load), once", compile_time, None, None, None)]
 
-    print("| implementation | seconds | ours seconds (core or module) | ratio theirs/ours | max difference | equal |")
+
+# -- the TREC readers ------------------------------------------------------------------------------------------
+
+
+def write_trec_files(folder: Path, lines: int, documents: int, seed: int = 7) -> tuple[Path, Path]:
+    """A run file and a qrels file of ``lines`` lines each (``documents`` lines a query), seeded."""
+    rng = np.random.default_rng(seed)
+    queries = -(-lines // documents)
+    paths = folder / "run.txt", folder / "qrels.txt"
+    with open(paths[0], "w", encoding="utf-8") as run, open(paths[1], "w", encoding="utf-8") as qrels:
+        for query in range(queries):
+            count = min(documents, lines - query * documents)
+            scores = rng.random(count).round(6).tolist()
+            grades = rng.integers(0, 4, count).tolist()
+            run.write("".join(f"q{query} Q0 d{query}-{doc} {doc + 1} {score} tag\n"
+                              for doc, score in enumerate(scores)))
+            qrels.write("".join(f"q{query} 0 d{query}-{doc} {grade}\n" for doc, grade in enumerate(grades)))
+    return paths
+
+
+def pytrec_reader(parse: str) -> Callable[[Path], dict]:
+    """pytrec_eval's ``parse_run`` or ``parse_qrel`` over the open file."""
+    import pytrec_eval
+
+    def read(path: Path) -> dict:
+        with open(path, encoding="utf-8") as handle:
+            return getattr(pytrec_eval, parse)(handle)
+
+    return read
+
+
+def ranx_reader(kind: str) -> Callable[[Path], Any] | None:
+    """ranx's ``Run.from_file`` or ``Qrels.from_file`` (TREC format), None when ranx is not installed."""
+    try:
+        import ranx
+    except ImportError:
+        return None
+    return lambda path: getattr(ranx, kind).from_file(str(path), kind="trec")
+
+
+def reader_rows(lines: int, documents: int, repeats: int) -> list[tuple[Any, ...]]:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench_ranking_") as folder:
+        run_path, qrels_path = write_trec_files(Path(folder), lines, documents)
+        for label, mine, parse, kind, path in (("run", read_trec_run, "parse_run", "Run", run_path),
+                                               ("qrels", read_trec_qrels, "parse_qrel", "Qrels", qrels_path)):
+            theirs = pytrec_reader(parse)
+            my_time, result, their_time, reference = interleaved(lambda: mine(path), lambda: theirs(path), repeats)
+            equal = result == reference
+            rows.append((f"read_trec_{label} vs pytrec_eval {parse}, {lines:,} lines", their_time, my_time,
+                         0.0 if equal else float("inf"), equal))
+            del result, reference
+            ranx_read = ranx_reader(kind)
+            if ranx_read is not None:
+                ranx_time, _ = project.timed(lambda: ranx_read(path), repeats)
+                rows.append((f"read_trec_{label} vs ranx {kind}.from_file", ranx_time, my_time, 0.0, True))
+    return rows
+
+
+def print_rows(rows: list[tuple[Any, ...]]) -> bool:
+    print("| comparison | theirs seconds | ours seconds | ratio theirs/ours | max difference | equal |")
     print("|---|---|---|---|---|---|")
     all_equal = True
-    for name, seconds, difference, same_count in rows:
-        if difference is None:
+    for name, seconds, mine, difference, same_count in rows:
+        if mine is None:
             print(f"| {name} | {seconds:.2f} | | | | |")
             continue
         equal = difference <= TOLERANCE and same_count
         all_equal &= equal
-        mine = module_time if name.startswith("ndcg module") else ours_time
         print(f"| {name} | {seconds:.2f} | {mine:.2f} | {seconds / mine:.2f}x | {difference:.1e} | {equal} |")
-    print(f"\nours: {', '.join(f'{name}={ours_result[name]:.4f}' for name in ('mrr', 'map', 'ndcg@10'))}, "
-          f"num_queries={ours_result['num_queries']:,}")
+    return all_equal
+
+
+def main() -> int:
+    parser = project.bench_parser(__doc__, queries=20_000, documents=100, judged=10, repeats=5, lines=10_000_000)
+    parser.add_argument("--no-memory", action="store_true", help="skip the (slow) tracemalloc runs")
+    parser.add_argument("--no-readers", action="store_true", help="skip the TREC file readers")
+    arguments = parser.parse_args()
+    run, qrels = corpus(arguments.queries, arguments.documents, arguments.judged)
+    _CORPUS.update(run=run, qrels=qrels)
+    options = RankingOptions.resolve("trec_eval", {"k": CUTOFFS})
+    print(f"{arguments.queries:,} queries x {arguments.documents} documents, {arguments.judged} judged per query; "
+          f"medians of {arguments.repeats} runs, ours and theirs interleaved\n")
+    rows = [forked(module_row, name, arguments.repeats) for name in MODULES]
+    rows.append(forked(core_row, arguments.repeats))
+    rows.extend(ranx_rows(run, qrels, options, arguments.repeats))
+    if not arguments.no_readers:
+        rows.extend(reader_rows(arguments.lines, arguments.documents, arguments.repeats))
+    all_equal = print_rows(rows)
     if not arguments.no_memory:
         memory = (project.peak_mib(lambda: ours(run, qrels, options)), project.peak_mib(lambda: pytrec(run, qrels)))
-        print(f"peak MiB (tracemalloc) ours / pytrec_eval: {memory[0]:,.0f} / {memory[1]:,.0f}")
+        print(f"\npeak MiB (tracemalloc) core / pytrec_eval: {memory[0]:,.0f} / {memory[1]:,.0f}")
     return 0 if all_equal else 1
 
 

@@ -493,3 +493,24 @@ def test_empty_corpus_is_an_error() -> None:
 def test_pairing_bad_input(run: Any, qrels: Any, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
         pair_queries(run, qrels)
+
+
+def test_checked_columns_carry_their_values() -> None:
+    """The input check hands its flat scores and grades to the scorer (``Flattened``); they are the values read
+    again from the dicts, and the totals are the same either way."""
+    from metrics._core.core_ranking_checks import Flattened
+    from metrics._core.core_ranking_inputs import check_qrels, check_runs
+
+    runs = check_runs("m", [{"a": 2, "b": 0.5}, ["x", "y"], {"ids": ["c"], "scores": [-math.inf]}])
+    qrels = check_qrels("m", [{"a": 1, "b": 0}, ["y"], {"ids": ["c"], "grades": [3]}])
+    assert isinstance(runs, Flattened) and isinstance(qrels, Flattened)
+    assert runs.values.tolist() == [2.0, 0.5, 2.0, 1.0, -math.inf] == [v for run in runs for v in run.values()]
+    assert qrels.values.tolist() == [1, 0, 1, 3] and qrels.values.dtype == np.int64
+    assert all(type(v) is float for run in runs for v in run.values())
+    opts = options(k=(1, 2))
+    assert ranking_totals(runs, qrels, opts, checked=True) == ranking_totals(list(runs), list(qrels), opts)
+    assert not isinstance(check_qrels("m", [{"a": 2**64}]), Flattened)  # beyond int64: the scorer names it
+    with pytest.raises(ValueError, match="out of range"):
+        ranking_totals(runs[:1], check_qrels("m", [{"a": 2**64}]), opts, checked=True)
+    with pytest.raises(ValueError, match="NaN"):
+        check_runs("m", [{"a": math.nan}])

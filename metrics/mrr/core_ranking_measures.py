@@ -3,10 +3,10 @@
 """trec_eval's per-query measures (recip_rank, map, P, recall, ndcg_cut) for many queries at once, with numpy.
 
 The conventions are trec_eval's; ``core_ranking``'s module docstring lists them with their sources. This
-module holds the arithmetic: it never sorts a whole ranking. Only documents with a positive grade matter to
-these measures, so each such document's rank is computed directly, as one plus the number of documents of
-its query with a higher score (a vectorised comparison against its query's row of scores, or one sort of
-all scores when rankings are very uneven or hold many positive documents), plus, where scores tie, the
+module holds the arithmetic: it never orders a ranking's documents. Only documents with a positive grade matter
+to these measures, so each such document's rank is computed directly, as one plus the number of documents of
+its query with a higher score (binary searches of all of them at once in the queries' scores, sorted once as
+rows of a matrix, or in one sort of all scores when rankings are very uneven), plus, where scores tie, the
 number of tied documents with a greater document id (trec_eval breaks ties by document id, descending).
 Sums run in trec_eval's order (rank by rank, from 0.0), so per-query values match trec_eval's to the bit
 wherever the C library's ``log2`` is the one ``math.log2`` calls.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from typing import Any
@@ -24,9 +24,6 @@ from typing import Any
 import numpy as np
 
 from .core_ranking_checks import checked_queries, flat_grades, flat_scores
-
-_COMPARISONS_PER_CHUNK = 1 << 22
-
 
 @dataclass(frozen=True)
 class RankingColumns:
@@ -56,9 +53,26 @@ def _rounded(scores: np.ndarray, precision: str) -> np.ndarray:
 # -- ranks ---------------------------------------------------------------------------------------------------
 
 
+def _counted_below(rows: np.ndarray, values: np.ndarray, queries: np.ndarray, before: np.ufunc) -> np.ndarray:
+    """For each value: the entries of its query's sorted row (NaN padding last) with ``before(entry, value)``, a
+    prefix of the row, found by a branch-free binary search of all values at once."""
+    width = rows.shape[1]
+    flat = rows.reshape(-1)
+    base = queries * width - 1
+    found = np.zeros(len(values), dtype=np.int64)
+    step = 1 << (width.bit_length() - 1)
+    while step:
+        candidate = found + step
+        inside = candidate <= width
+        found += step * (inside & before(flat[base + np.where(inside, candidate, 1)], values))
+        step >>= 1
+    return found
+
+
 def _dense_counts(scores: np.ndarray, lengths: np.ndarray, starts: np.ndarray, width: int,
                   queries: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each (query, score): documents of the query scored higher, and scored equal (rows padded with NaN)."""
+    """For each (query, score): documents of the query scored higher, and scored equal, by binary searches of
+    each query's row of scores sorted once (rows padded with NaN)."""
     count = len(lengths)
     if int(lengths.min()) == width:
         matrix = scores.reshape(count, width)
@@ -66,15 +80,10 @@ def _dense_counts(scores: np.ndarray, lengths: np.ndarray, starts: np.ndarray, w
         matrix = np.full((count, width), np.nan, dtype=scores.dtype)
         rows = np.repeat(np.arange(count), lengths)
         matrix[rows, np.arange(len(scores)) - np.repeat(starts, lengths)] = scores
-    higher = np.empty(len(queries), dtype=np.int64)
-    equal = np.empty(len(queries), dtype=np.int64)
-    step = max(1, _COMPARISONS_PER_CHUNK // width)
-    for begin in range(0, len(queries), step):
-        block = matrix[queries[begin:begin + step]]
-        value = values[begin:begin + step, None]
-        higher[begin:begin + step] = np.count_nonzero(block > value, axis=1)
-        equal[begin:begin + step] = np.count_nonzero(block == value, axis=1)
-    return higher, equal
+    matrix = np.sort(matrix, axis=1)
+    below = _counted_below(matrix, values, queries, np.less)
+    at_most = _counted_below(matrix, values, queries, np.less_equal)
+    return lengths[queries] - at_most, at_most - below
 
 
 def _float32_order(values: np.ndarray) -> np.ndarray:
@@ -103,15 +112,15 @@ def _sorted_counts(scores: np.ndarray, lengths: np.ndarray, queries: np.ndarray,
 
 
 def _ranks(scores: np.ndarray, lengths: np.ndarray, queries: np.ndarray, values: np.ndarray,
-           documents: list[str], runs: Sequence[Mapping[str, Any]], method: str | None) -> np.ndarray:
-    """The 1-based rank of each (query, score, document) in its query's ranking, trec_eval's ties included."""
+           document_id: Callable[[int], str], runs: Sequence[Mapping[str, Any]], method: str | None) -> np.ndarray:
+    """The 1-based rank of each (query, score, document) in its query's ranking, trec_eval's ties included.
+    ``document_id(i)`` is the id of the i-th; it is asked only where scores tie (there the id decides)."""
     if not len(queries):
         return np.zeros(0, dtype=np.int64)
     starts = np.cumsum(lengths) - lengths
     width = int(lengths.max())
     if method is None:
-        dense = len(lengths) * width <= 2 * len(scores) + (1 << 16)
-        method = "dense" if dense and len(queries) * width <= max(64 * len(scores), 1 << 24) else "sorted"
+        method = "dense" if len(lengths) * width <= 2 * len(scores) + (1 << 16) else "sorted"
     if method == "dense":
         higher, equal = _dense_counts(scores, lengths, starts, width, queries, values)
     else:
@@ -133,7 +142,7 @@ def _ranks(scores: np.ndarray, lengths: np.ndarray, queries: np.ndarray, values:
             ordered, order, ids = row
             low, high = np.searchsorted(ordered, value, side="left"), np.searchsorted(ordered, value, side="right")
             group = groups[(query, value)] = sorted(map(ids.__getitem__, order[low:high].tolist()))
-        ranks[position] += len(group) - bisect_right(group, documents[position])
+        ranks[position] += len(group) - bisect_right(group, document_id(position))
     return ranks
 
 
@@ -234,7 +243,7 @@ def ranking_columns(runs: Any, qrels: Any, cutoffs: Sequence[int], relevance_lev
     all_dicts = set(map(type, runs)) <= {dict}
     lengths, scores = flat_scores(metric, runs, checked=checked)
     scores = _rounded(scores, score_precision)
-    judged, judged_ids, grades = flat_grades(metric, qrels, checked=checked)
+    judged, grades = flat_grades(metric, qrels, checked=checked)
     owners = np.repeat(np.arange(count, dtype=np.int64), judged)
     relevant_count = np.bincount(owners[grades >= relevance_level], minlength=count)
 
@@ -249,7 +258,7 @@ def ranking_columns(runs: Any, qrels: Any, cutoffs: Sequence[int], relevance_lev
     ideal = _prefix_values(ideal_sums, ideal_begin, ideal_taken)
 
     # The retrieved documents with a positive grade, and their ranks.
-    documents = list(compress(judged_ids, (grades > 0).tolist()))
+    documents = list(compress(chain.from_iterable(qrels), (grades > 0).tolist()))
     owner_runs = list(chain.from_iterable(map(repeat, runs, np.bincount(positive_owners, minlength=count).tolist())))
     if all_dicts:
         lookups = map(dict.get, owner_runs, documents, repeat(math.nan))
@@ -259,7 +268,7 @@ def ranking_columns(runs: Any, qrels: Any, cutoffs: Sequence[int], relevance_lev
     retrieved = np.flatnonzero(~np.isnan(found))
     queries = positive_owners[retrieved]
     ranks = _ranks(scores, lengths, queries, _rounded(found[retrieved], score_precision),
-                   list(map(documents.__getitem__, retrieved.tolist())), runs, method)
+                   lambda position: documents[retrieved[position]], runs, method)
     order = _order_within(queries, ranks)
     queries, ranks, gains = queries[order], ranks[order], positive_grades[retrieved][order]
 

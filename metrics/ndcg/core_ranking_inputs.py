@@ -33,9 +33,12 @@ from itertools import chain
 from operator import methodcaller
 from typing import Any
 
+import numpy as np
+
 from .core_checks import check_encodable, check_id, check_list, check_same_length
 from .core_inputs import Columns, InputKind
 from .core_process import garbage_collection_paused
+from .core_ranking_checks import Flattened
 
 _VALUES = methodcaller("values")
 _RUN_SHAPE = "run: {doc_id: score}, a ranked list of doc ids, or {'ids': [...], 'scores': [...]}"
@@ -139,11 +142,11 @@ def _plain_records(values: list[Any], values_key: str, implied: Any) -> list[dic
     return records
 
 
-def _checked_at_once(values: list[Any], values_key: str, implied: Any,
-                     value_types: frozenset[type]) -> list[dict[str, Any]] | None:
-    """Every record as a dict, checked in whole-column passes, when all of it is valid as given (string ids,
-    Unicode text, no document twice, values of ``value_types``, scores finite or infinite floats, not NaN);
-    None when anything needs a closer look."""
+def _checked_at_once(values: list[Any], values_key: str, implied: Any, value_types: frozenset[type],
+                     convert: type | None) -> tuple[list[dict[str, Any]], list[Any]] | None:
+    """Every record as a dict (its values made ``convert`` where another of ``value_types``), and every value
+    as given in one list, checked in whole-column passes, when all of it is valid as given (string ids,
+    Unicode text, no document twice, values of ``value_types``); None when anything needs a closer look."""
     try:
         records = _plain_records(values, values_key, implied)
     except TypeError:  # an id that cannot be a dict key: the per-document checks name it
@@ -159,22 +162,45 @@ def _checked_at_once(values: list[Any], values_key: str, implied: Any,
         # a lone surrogate
         if not all(map(str.isascii, chain.from_iterable(records))):
             check_encodable("", "", "".join(map("".join, records)))
-        if values_key == "scores":
-            total = sum(items)  # NaN when a score is NaN (or when infinities cancel: then look closer)
-            if total != total and any(map(math.isnan, items)):
-                return None
-            if kinds - {float}:
-                return [dict(zip(record, map(float, record.values()))) for record in records]
+        if convert is not None and kinds - {convert}:
+            records = [dict(zip(record, map(convert, record.values()))) for record in records]
     except (TypeError, ValueError, OverflowError):
         return None
-    return records
+    return records, items
+
+
+def _scored_at_once(values: list[Any]) -> Flattened | None:
+    """The runs checked in whole-column passes, with every score as float64; None when anything (a NaN score
+    included) needs a closer look."""
+    checked = _checked_at_once(values, "scores", _ranked_scores, frozenset({float, int}), float)
+    if checked is None:
+        return None
+    records, items = checked
+    scores = np.fromiter(items, dtype=np.float64, count=len(items))  # ints beyond a float's range failed above
+    if np.isnan(scores).any():
+        return None
+    return Flattened(records, scores)
+
+
+def _graded_at_once(values: list[Any]) -> list[dict[str, int]] | None:
+    """The qrels checked in whole-column passes, with every grade as int64 where all fit (a larger one is left
+    to the scorer's check, which names it); None when anything needs a closer look."""
+    checked = _checked_at_once(values, "grades", _unit_grades, frozenset({int}), None)
+    if checked is None:
+        return None
+    records, items = checked
+    try:
+        return Flattened(records, np.array(items, dtype=np.int64))
+    except OverflowError:
+        return records
 
 
 def check_runs(metric: str, runs: Any, *, allow_empty: bool = False) -> list[dict[str, float]]:
-    """Runs as ``{doc_id: score}`` dicts of floats (ranked lists get scores n .. 1)."""
+    """Runs as ``{doc_id: score}`` dicts of floats (ranked lists get scores n .. 1); runs valid as given come as
+    ``Flattened``, which also holds the scores as one array."""
     values = check_list(metric, "predictions", runs, what=f"runs (one per query; a {_RUN_SHAPE})",
                         allow_empty=allow_empty)
-    fast = _checked_at_once(values, "scores", _ranked_scores, frozenset({float, int}))
+    fast = _scored_at_once(values)
     if fast is not None:
         return fast
     return [_record(metric, f"predictions[{index}]", value, "scores", _RUN_SHAPE, _ranked_scores, _score)
@@ -182,10 +208,11 @@ def check_runs(metric: str, runs: Any, *, allow_empty: bool = False) -> list[dic
 
 
 def check_qrels(metric: str, qrels: Any, *, allow_empty: bool = False) -> list[dict[str, int]]:
-    """Qrels as ``{doc_id: grade}`` dicts (lists of ids get grade 1)."""
+    """Qrels as ``{doc_id: grade}`` dicts (lists of ids get grade 1); qrels valid as given come as ``Flattened``,
+    which also holds the grades as one array."""
     values = check_list(metric, "references", qrels, what=f"qrels (one per query; {_QRELS_SHAPE})",
                         allow_empty=allow_empty)
-    fast = _checked_at_once(values, "grades", _unit_grades, frozenset({int}))
+    fast = _graded_at_once(values)
     if fast is not None:
         return fast
     return [_record(metric, f"references[{index}]", value, "grades", _QRELS_SHAPE, _unit_grades, _grade)

@@ -24,6 +24,16 @@ from .core_checks import check_list
 _VALUES = methodcaller("values")
 
 
+class Flattened(list):  # type: ignore[type-arg]
+    """Checked mappings (one per query: runs' ``{doc_id: score}``, qrels' ``{doc_id: grade}``) with their values as
+    the check read them, as one array in query order (float64 scores, int64 grades), so that ``flat_scores`` and
+    ``flat_grades`` do not read every value again."""
+
+    def __init__(self, mappings: list[dict[str, Any]], values: np.ndarray) -> None:
+        super().__init__(mappings)
+        self.values = values
+
+
 # -- checks --------------------------------------------------------------------------------------------------
 
 
@@ -148,6 +158,8 @@ def flat_scores(metric: str, runs: Sequence[Mapping[str, Any]], *,
     ``checked`` says a caller did (string ids; float or int scores, none NaN)."""
     lengths = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))
     if checked:
+        if isinstance(runs, Flattened):
+            return lengths, runs.values
         return lengths, np.fromiter(chain.from_iterable(map(_VALUES, runs)), dtype=np.float64, count=int(lengths.sum()))
     _check_document_ids(metric, "runs", runs, chain.from_iterable(runs))
     flat = list(chain.from_iterable(map(_VALUES, runs)))
@@ -155,12 +167,13 @@ def flat_scores(metric: str, runs: Sequence[Mapping[str, Any]], *,
 
 
 def flat_grades(metric: str, qrels: Sequence[Mapping[str, Any]], *,
-                checked: bool = False) -> tuple[np.ndarray, list[str], np.ndarray]:
-    """(judged documents per query, their ids, their grades as int64), in query order; the ids and grade types
+                checked: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(judged documents per query, their grades as int64), in query order; the document ids and grade types
     checked unless ``checked`` says a caller did (string ids, int grades)."""
     judged = np.fromiter(map(len, qrels), dtype=np.int64, count=len(qrels))
-    ids = list(chain.from_iterable(qrels))
+    if checked and isinstance(qrels, Flattened):
+        return judged, qrels.values
     if not checked:
-        _check_document_ids(metric, "qrels", qrels, ids)
+        _check_document_ids(metric, "qrels", qrels, chain.from_iterable(qrels))
     flat = list(chain.from_iterable(map(_VALUES, qrels)))
-    return judged, ids, _grades(metric, qrels, flat, np.cumsum(judged), checked)
+    return judged, _grades(metric, qrels, flat, np.cumsum(judged), checked)

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
+
+from .core_process import garbage_collection_paused
 
 
 class PairedQueries(NamedTuple):
@@ -35,25 +37,42 @@ class PairedQueries(NamedTuple):
     qrels: list[Mapping[str, int]]
 
 
-def _records(path: str | os.PathLike[str], fields: int, exact: bool, layout: str):
-    """(line number, fields) of the data lines of a TREC file; ValueError naming the file and line otherwise."""
+def _decoding_error(path: str | os.PathLike[str], error: UnicodeDecodeError) -> ValueError:
+    """The error for a file that is not UTF-8, naming its first line that is not."""
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             try:
-                # a byte-order mark (Windows editors write one) is not part of the first query id
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as error:
-                raise ValueError(f"{os.fspath(path)}:{number}: not UTF-8 text ({error.reason})") from None
-            parts = line.split()
-            if not parts or parts[0].startswith("#"):
-                continue
-            if len(parts) < fields or (exact and len(parts) != fields):
-                expected = f"{'exactly' if exact else 'at least'} {fields} fields `{layout}`"
-                raise ValueError(
-                    f"{os.fspath(path)}:{number}: malformed line: expected {expected}, got {len(parts)}: "
-                    f"{line.strip()!r:.100}"
-                )
-            yield number, parts
+                raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as line_error:
+                return ValueError(f"{os.fspath(path)}:{number}: not UTF-8 text ({line_error.reason})")
+    return ValueError(f"{os.fspath(path)}: not UTF-8 text ({error.reason})")
+
+
+def _records(path: str | os.PathLike[str], fields: int, exact: bool, layout: str) -> Iterator[tuple[int, list[str]]]:
+    """(line number, fields) of the data lines of a TREC file (UTF-8; a leading byte-order mark dropped; lines end
+    at a line feed only); ValueError naming the file and line otherwise."""
+    try:
+        with open(path, encoding="utf-8-sig", newline="\n") as handle:
+            for number, line in enumerate(handle, start=1):
+                parts = line.split()
+                if not parts or parts[0][0] == "#":
+                    continue
+                if len(parts) < fields or (exact and len(parts) != fields):
+                    expected = f"{'exactly' if exact else 'at least'} {fields} fields `{layout}`"
+                    raise ValueError(
+                        f"{os.fspath(path)}:{number}: malformed line: expected {expected}, got {len(parts)}: "
+                        f"{line.strip()!r:.100}"
+                    )
+                yield number, parts
+    except UnicodeDecodeError as error:
+        raise _decoding_error(path, error) from None
+
+
+def _first_line(path: str | os.PathLike[str], fields: int, exact: bool, layout: str, query: str,
+                document: str) -> int:
+    """The number of the first line of ``path`` that lists ``document`` for ``query``."""
+    return next(number for number, parts in _records(path, fields, exact, layout)
+                if parts[0] == query and parts[2] == document)
 
 
 def _read_table(path: str | os.PathLike[str], fields: int, exact: bool, layout: str, value_field: int,
@@ -61,21 +80,23 @@ def _read_table(path: str | os.PathLike[str], fields: int, exact: bool, layout: 
     """``{qid: {docno: value_of(parts[value_field])}}`` of a TREC file; a duplicate document or a value that
     ``value_of`` refuses (its ValueError says why) is an error naming the file and line."""
     table: dict[str, dict[str, Any]] = {}
-    lines: dict[tuple[str, str], int] = {}
-    for number, parts in _records(path, fields, exact, layout):
-        query, document = parts[0], parts[2]
-        try:
-            value = value_of(parts[value_field])
-        except ValueError as error:
-            raise ValueError(f"{os.fspath(path)}:{number}: {error}") from None
-        documents = table.setdefault(query, {})
-        if document in documents:
-            raise ValueError(
-                f"{os.fspath(path)}:{number}: duplicate document {document!r} for query {query!r} (first at line "
-                f"{lines[(query, document)]}); trec_eval rejects duplicate docs"
-            )
-        documents[document] = value
-        lines[(query, document)] = number
+    with garbage_collection_paused():
+        for number, parts in _records(path, fields, exact, layout):
+            query, document = parts[0], parts[2]
+            try:
+                value = value_of(parts[value_field])
+            except ValueError as error:
+                raise ValueError(f"{os.fspath(path)}:{number}: {error}") from None
+            documents = table.get(query)
+            if documents is None:
+                documents = table[query] = {}
+            elif document in documents:
+                first = _first_line(path, fields, exact, layout, query, document)
+                raise ValueError(
+                    f"{os.fspath(path)}:{number}: duplicate document {document!r} for query {query!r} (first at "
+                    f"line {first}); trec_eval rejects duplicate docs"
+                )
+            documents[document] = value
     return table
 
 
