@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Readability: our default counting against textstat 0.7.13, text by text, with the causes of the differences.
 
-    python scripts/compare_textstat.py [--articles 11490] [--repeats 3] [--top 8]
+    python scripts/compare_textstat.py [--articles 11490] [--repeats 3] [--top 8] [--timing-only]
 
 Texts: the CNN/DailyMail test summaries of See et al. (2017) in ../shared/data (the reference and the three
 systems' outputs of each article; lowercased, PTB-tokenised, one sentence a line). For each text it compares our
@@ -19,8 +19,10 @@ then counts what causes the differences:
 
 It also splits the corpus-level difference between the counts (sentences, then words, then syllables swapped in
 one at a time) and times textstat (``flesch_kincaid_grade`` + ``flesch_reading_ease`` per text, its per-text
-caches cleared before each run) against ours (rows, per-text scores and the corpus score) in the same process:
-medians of --repeats runs; ratio = textstat / ours. The Markdown it prints is meant for the metric card.
+caches cleared before each run) against ours in both modes (rows, per-text scores and the corpus score; our
+per-word syllable caches cleared before each run) on the same texts in the same process, interleaved: medians of
+--repeats rounds, wall and CPU time; ratio = textstat / ours. Then where our default's time goes, stage by stage.
+The Markdown it prints is meant for the metric card.
 Needs textstat 0.7.13 and NLTK's cmudict corpus (``python -m nltk.downloader cmudict``); downloads nothing.
 """
 
@@ -32,14 +34,16 @@ import statistics
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import project
+from bench_timing import interleaved
 
 from metrics._core import core_readability_syllables, core_readability_textstat
 from metrics._core.core_process import process_state
 from metrics._core.core_readability import ReadabilityOptions, flesch_kincaid_grade, flesch_reading_ease
 from metrics._core.core_readability import readability_example_scores, readability_from_totals, readability_rows
-from metrics._core.core_readability import readability_schema, readability_words
+from metrics._core.core_readability import readability_schema, readability_sentences, readability_words
 from metrics._core.core_readability_syllables import english_syllables
 from metrics._core.core_readability_textstat import nltk_cmudict_found, textstat_syllable_counter, textstat_words
 from metrics._core.core_sentence_split import split_sentences
@@ -135,11 +139,64 @@ def syllable_causes(text: str, syllables_of: Callable[[str], int], cmudict: dict
         occurrences[kind] += 1
 
 
+def score_rows(rows: list, options: ReadabilityOptions) -> dict[str, float]:
+    """Per-text scores and the corpus score of ready rows."""
+    readability_example_scores(rows, options)
+    totals = readability_schema().totals_of_rows(rows, options.stats_signature())
+    return readability_from_totals(totals, options)
+
+
+def ours_run(texts: list[str], options: ReadabilityOptions) -> Callable[[], object]:
+    """Our whole path: rows (texts checked), per-text scores and the corpus score."""
+    return lambda: score_rows(readability_rows(texts, options), options)
+
+
+def print_timing(textstat, texts: list[str], repeats: int) -> None:
+    """textstat against ours in both modes, interleaved on the same texts, and where our default's time goes."""
+    default = ReadabilityOptions.resolve("readability", {})
+    compatible = ReadabilityOptions.resolve("readability", {"textstat_compatible": True})
+    timings = interleaved({
+        "textstat 0.7.13 (FKGL + FRE per text)": (
+            lambda: [(textstat.flesch_kincaid_grade(text), textstat.flesch_reading_ease(text)) for text in texts],
+            clear_textstat_caches),
+        "ours, default (rows, per-text scores, corpus)": (ours_run(texts, default), clear_our_caches),
+        "ours, textstat_compatible=True": (ours_run(texts, compatible), clear_our_caches),
+    }, repeats)
+    (theirs_wall, theirs_cpu, _), *_ = timings.values()
+    print(f"Timing ({len(texts):,} texts, medians of {repeats} interleaved rounds; textstat's per-text caches and "
+          "our per-word syllable caches cleared before each run; cmudict and pyphen loaded, pyphen's own per-word "
+          "cache shared):\n")
+    print("| | wall | CPU | texts/s (CPU) | ratio textstat / ours, wall | ratio, CPU |")
+    print("|---|---|---|---|---|---|")
+    for label, (wall, cpu, _) in timings.items():
+        print(f"| {label} | {wall:.2f} s | {cpu:.2f} s | {len(texts) / cpu:,.0f} | {theirs_wall / wall:.2f}x | "
+              f"{theirs_cpu / cpu:.2f}x |")
+    print()
+    tokens = list(dict.fromkeys(token for text in texts for token in text.split()))
+    stages = interleaved({
+        "whole default path (as above)": (ours_run(texts, default), clear_our_caches),
+        f"syllable rules of the {len(tokens):,} distinct tokens, cold": (
+            lambda: list(map(english_syllables, tokens)), clear_our_caches),
+        "rows with the syllable caches warm": (lambda: readability_rows(texts, default), lambda: None),
+        "of which `str.split` of each text": (lambda: [text.split() for text in texts], lambda: None),
+        "of which sentences (`readability_sentences`)": (
+            lambda: list(map(readability_sentences, texts)), lambda: None),
+        "per-text scores and corpus score": (partial(score_rows, readability_rows(texts, default), default),
+                                             lambda: None),
+    }, repeats)
+    print("Where our default's time goes (CPU, same rounds):\n")
+    print("| stage | CPU | share of textstat's time |")
+    print("|---|---|---|")
+    for label, (_, cpu, _) in stages.items():
+        print(f"| {label} | {cpu:.3f} s | {100 * cpu / theirs_cpu:.1f}% |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--articles", type=int, default=None, help="first N articles (default: all 11,490)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--top", type=int, default=8, help="examples listed per cause")
+    parser.add_argument("--timing-only", action="store_true", help="only the parity count and the timing")
     arguments = parser.parse_args()
     textstat = load_textstat()
     records = project.cnndm(arguments.articles)
@@ -166,6 +223,9 @@ def main() -> int:
     n = len(texts)
     print(f"## Default counting vs textstat 0.7.13: {n:,} CNN/DailyMail summaries (references and 3 systems)\n")
     print(f"`textstat_compatible=True` reproduces textstat's per-text scores on all of them: {parity} mismatches.\n")
+    if arguments.timing_only:
+        print_timing(textstat, texts, arguments.repeats)
+        return 0 if parity == 0 else 1
     print("| count | texts that differ | mean per text, ours | mean per text, textstat | mean difference |")
     print("|---|---|---|---|---|")
     for k, name in enumerate(("sentences", "words", "syllables")):
@@ -273,27 +333,7 @@ def main() -> int:
               f"{agreement[name + ' difference'] / agreement['words']:+.3f} |")
     print()
 
-    def theirs_run() -> list[tuple[float, float]]:
-        return [(textstat.flesch_kincaid_grade(text), textstat.flesch_reading_ease(text)) for text in texts]
-
-    def ours_run(options: ReadabilityOptions) -> Callable[[], object]:
-        def run() -> object:
-            rows = readability_rows(texts, options)
-            readability_example_scores(rows, options)
-            return readability_from_totals(schema.totals_of_rows(rows, options.stats_signature()), options)
-        return run
-
-    theirs_time, _ = project.timed(theirs_run, arguments.repeats, before=clear_textstat_caches)
-    default_time, _ = project.timed(ours_run(default), arguments.repeats, before=clear_our_caches)
-    compatible_time, _ = project.timed(ours_run(compatible), arguments.repeats, before=clear_our_caches)
-    print(f"Timing ({n:,} texts, medians of {arguments.repeats} runs, caches of per-text results cleared before "
-          "each; cmudict already loaded):\n")
-    print("| | time | texts/s | ratio textstat / ours |")
-    print("|---|---|---|---|")
-    for label, seconds in (("textstat 0.7.13 (FKGL + FRE per text)", theirs_time),
-                           ("ours, default (rows, per-text scores, corpus)", default_time),
-                           ("ours, textstat_compatible=True", compatible_time)):
-        print(f"| {label} | {seconds:.2f} s | {n / seconds:,.0f} | {theirs_time / seconds:.2f}x |")
+    print_timing(textstat, texts, arguments.repeats)
     return 0 if parity == 0 else 1
 
 

@@ -42,10 +42,9 @@ import re
 import unicodedata
 from functools import lru_cache
 
-# Letters that NFKD does not take apart into an ASCII letter plus marks.
+# Letters that NFKD does not take apart into an ASCII letter plus marks, and the apostrophe's variants.
 _SPELLED_OUT = str.maketrans({"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "đ": "d", "ð": "d", "þ": "th", "ł": "l",
-                              "ı": "i", "ŀ": "l", "ĸ": "k", "ŋ": "ng"})
-_APOSTROPHE_VARIANTS = re.compile("[\u2019\u02bc\u2018`]")
+                              "ı": "i", "ŀ": "l", "ĸ": "k", "ŋ": "ng", **dict.fromkeys("\u2019\u02bc\u2018`", "'")})
 # A clitic ending a word (PTB's separate n't, 'll, 's too): n't after a consonant is a syllable of its own.
 _CLITIC = re.compile(r"(?:(?<=[b-df-hj-np-tv-z])(n't)|n't|'(?:s|ll|re|ve|d|m|t))$")
 _RUN = re.compile(r"[a-z]+")
@@ -63,7 +62,8 @@ _SYLLABIC_ES = re.compile(r"(?:[csxz]|[cs]h|g|[^aeiouylr][lr])es$")  # places, b
 _SILENT_ED = re.compile(r"[^aeiouytd]ed$")
 _SYLLABIC_ED = re.compile(r"[^aeiouylr][lr]ed$")  # struggled
 
-# Each pattern found adds one syllable.
+# Each pattern found adds one syllable. Each needs two adjacent vowels (y included), or starts a run with mc, or ends
+# it as one of _ADD_ENDS: a run with none of these needs no search (_may_add).
 _ADD = tuple(re.compile(pattern) for pattern in (
     r"(?:(?:^|[^ctsxglnh])ia|^[ln]ia)(?!ge)",  # media, trial, india, via (not social, asia, italian, marriage)
     r"giant",
@@ -111,6 +111,9 @@ _SUBTRACT = tuple(re.compile(pattern) for pattern in (
     r"^some(?!r)",  # someone, something
     r"^every.",  # everything (every alone is 3)
 ))
+_VOWEL_PAIR = re.compile("[aeiouy]{2}")
+_ADD_ENDS = ("ism", "dnt", "ire", "ired", "ires", "thm", "thms", "ling")
+_SILENT_ENDS = ("e", "es", "ed")
 # Whether any pattern of a list is found at all (most runs match none: one search instead of one a pattern).
 _ANY_ADD = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in _ADD))
 _ANY_SUBTRACT = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in _SUBTRACT))
@@ -123,6 +126,11 @@ _LISTED = {
 
 RULES_VERSION = "rules-1"
 """Names this counter in statistics signatures; change it with any change of a count."""
+
+
+def _may_add(marked: str) -> bool:
+    """False where no pattern of ``_ADD`` can be found in ``marked`` (a run, its consonant y's marked)."""
+    return bool(_VOWEL_PAIR.search(marked)) or marked.startswith("mc") or marked.endswith(_ADD_ENDS)
 
 
 def _letters_syllables(run: str) -> int:
@@ -140,9 +148,9 @@ def run_syllables(run: str) -> int:
         return listed
     if _VOWELS.isdisjoint(run):
         return _letters_syllables(run)
-    marked = _Y_CONSONANT.sub("_", run)
+    marked = _Y_CONSONANT.sub("_", run) if "y" in run else run
     count = len(_VOWEL_GROUP.findall(marked))
-    if count > 1:
+    if count > 1 and marked.endswith(_SILENT_ENDS):
         if _SILENT_E.search(marked):
             if not _SYLLABIC_E.search(marked):
                 count -= 1
@@ -151,7 +159,7 @@ def run_syllables(run: str) -> int:
                 count -= 1
         elif _SILENT_ED.search(marked) and not _SYLLABIC_ED.search(marked):
             count -= 1
-    if _ANY_ADD.search(marked):
+    if _may_add(marked) and _ANY_ADD.search(marked):
         count += sum(1 for pattern in _ADD if pattern.search(marked))
     if count > 1 and _ANY_SUBTRACT.search(marked):
         for pattern in _SUBTRACT:
@@ -161,7 +169,8 @@ def run_syllables(run: str) -> int:
 
 
 def ascii_letters(word: str) -> str:
-    """``word`` lowercased, accents stripped, a few letters spelled out in ASCII (apostrophes are kept)."""
+    """``word`` lowercased, accents stripped, a few letters spelled out in ASCII (apostrophes are kept, their variants
+    ``’ ʼ ‘ ``` written ``'``)."""
     lowered = word.lower().translate(_SPELLED_OUT)
     if lowered.isascii():
         return lowered
@@ -175,10 +184,14 @@ def ascii_letters(word: str) -> str:
 @lru_cache(maxsize=1 << 16)
 def english_syllables(word: str) -> int:
     """Syllables of one word (a whitespace-separated token) by the rules above: at least 1."""
-    letters = ascii_letters(_APOSTROPHE_VARIANTS.sub("'", word))
-    clitic = _CLITIC.search(letters)
+    if word.isascii() and word.isalpha():  # one run of the letters a-z, however cased
+        return run_syllables(word.lower())
+    letters = ascii_letters(word)
     extra = 0
-    if clitic:  # 's 'll 're 've 'd 'm add nothing; n't adds a syllable after a consonant (couldn't, isn't)
-        extra = int(clitic.group(1) is not None)
-        letters = letters[:clitic.start()]
-    return max(1, extra + sum(run_syllables(run) for run in _RUN.findall(letters.replace("'", ""))))
+    if "'" in letters:
+        clitic = _CLITIC.search(letters)
+        if clitic:  # 's 'll 're 've 'd 'm add nothing; n't adds a syllable after a consonant (couldn't, isn't)
+            extra = int(clitic.group(1) is not None)
+            letters = letters[:clitic.start()]
+        letters = letters.replace("'", "")
+    return max(1, extra + sum(map(run_syllables, _RUN.findall(letters))))

@@ -43,6 +43,12 @@ from .core_process import process_state
 _NONCONTRACTION_APOSTROPHE = re.compile(r"\'(?![tsd]|ve|ll|re)")
 _PUNCTUATION = re.compile(r"[^\w\s\']")
 _SENTENCE = re.compile(r"\b[^.!?]+[.!?]*")
+# textstat keeps a word of exactly the whitespace-separated tokens that hold a word character (it deletes all but
+# word characters and apostrophes, and keeps only apostrophes before a letter). A text starting with three such tokens
+# (possessive throughout: one pass, no backtracking):
+_NO_WORD_TOKENS = r"\s*+(?:[^\w\s]++\s++)*+"
+_WORD_TOKEN = r"[^\w\s]*+\w\S*+"
+_THREE_WORDS = re.compile(rf"{_NO_WORD_TOKENS}{_WORD_TOKEN}{_NO_WORD_TOKENS}{_WORD_TOKEN}{_NO_WORD_TOKENS}[^\w\s]*+\w")
 
 CMUDICT_HELP = (
     "textstat_compatible=True counts syllables as textstat 0.7.13 does, with NLTK's CMU Pronouncing Dictionary "
@@ -68,13 +74,22 @@ def textstat_words(text: str) -> list[str]:
     return _PUNCTUATION.sub("", _NONCONTRACTION_APOSTROPHE.sub("", text)).split()
 
 
+def textstat_word(token: str) -> str:
+    """textstat's word of one whitespace-separated token of a text, ``""`` where it keeps none.
+
+    Its filter only deletes characters, never a space, and an apostrophe's look-ahead sees letters of its own token
+    or a space, so ``textstat_words(text)`` is the non-empty ``textstat_word(token)`` of ``text.split()``."""
+    return _PUNCTUATION.sub("", _NONCONTRACTION_APOSTROPHE.sub("", token))
+
+
 def textstat_sentences(text: str) -> int:
     """textstat's ``count_sentences(text)``."""
     if not text:
         return 0
     pieces = _SENTENCE.findall(text)
-    ignored = sum(1 for piece in pieces if len(textstat_words(piece)) <= 2)
-    return max(1, len(pieces) - ignored)
+    if len(pieces) < 2:
+        return 1
+    return max(1, sum(map(bool, map(_THREE_WORDS.match, pieces))))  # pieces of at most 2 words are ignored
 
 
 def _import_pyphen() -> Any:
@@ -151,14 +166,3 @@ def textstat_syllable_counter() -> Callable[[str], int]:
         return count
 
     return syllables
-
-
-def textstat_counts(text: str, syllables_of: Callable[[str], int]) -> tuple[int, int, int]:
-    """(sentences, words, syllables) of ``text`` as textstat 0.7.13 counts them, with one exception: a text
-    without words counts 0 sentences (textstat counts 1 for any non-empty text; its formulas give 0.0 there
-    whatever the count), so that summed counts of a corpus hold no sentence without words."""
-    words = textstat_words(text)
-    if not words:
-        return 0, 0, 0
-    syllables = sum(syllables_of(word.lower()) for word in words)
-    return textstat_sentences(text), len(words), syllables

@@ -36,14 +36,15 @@ The corpus score is the same formula on the summed counts (with textstat's 0.0 w
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from .core_checks import check_text_list
 from .core_options import MetricOptions, boolean, option
 from .core_readability_syllables import RULES_VERSION, english_syllables
-from .core_readability_textstat import pyphen_version, textstat_counts, textstat_syllable_counter
+from .core_readability_textstat import pyphen_version, textstat_sentences, textstat_syllable_counter, textstat_word
 from .core_sentence_split import split_sentences
 from .core_stats import StatField, StatsSchema
 
@@ -53,6 +54,14 @@ SCORES = ("flesch_kincaid_grade", "flesch_reading_ease")
 """The per-text score keys; the corpus result adds ``words_per_sentence`` and ``syllables_per_word``."""
 
 _WORD_CHARACTER = re.compile(r"[^\W_]")  # a letter or a digit, of any script
+# Where core_sentence_split may cut inside a line (a superset): after . ! ? ... (and closing quotes or brackets) followed
+# by a space other than a newline, and at the CJK full stops. A text with none of them is split at its newlines only.
+_MAY_CUT = re.compile("[.!?\u2026\u3002\uff01\uff1f](?:(?<=[\u3002\uff01\uff1f])|[\"'\u201d\u2019)\\]]*[^\\S\\n])")
+_LINE_WITH_WORD = re.compile(r"[^\W_][^\n]*")  # from a line's first letter or digit to its end
+# A token's counts packed into one integer, WORD * words + syllables, so that a text's counts are one sum
+# (a text's syllables stay below WORD: a token counts at most 3 syllables a character).
+WORD = 1 << 40
+_MEMO_LIMIT = 1 << 18  # distinct tokens whose packed counts one call of readability_rows keeps
 Row = tuple[int, int, int]
 
 
@@ -100,29 +109,70 @@ def readability_sentences(text: str, newlines_end_sentences: bool = True) -> int
     """The default sentence count: pieces of the project's splitter that hold a letter or a digit."""
     if not newlines_end_sentences:
         text = text.replace("\n", " ")
+    if _MAY_CUT.search(text) is None:  # the splitter's pieces are the text's lines
+        return len(_LINE_WITH_WORD.findall(text))
     return sum(1 for piece in split_sentences(text) if _WORD_CHARACTER.search(piece))
+
+
+def _default_token(token: str) -> int:
+    """A token's packed counts by default: a word and its syllables when it holds a letter or a digit, else 0."""
+    return WORD + english_syllables(token) if _WORD_CHARACTER.search(token) else 0
+
+
+def _textstat_token(syllables_of: Callable[[str], int]) -> Callable[[str], int]:
+    """A token's packed counts as textstat counts them: its word (if any) and that word's syllables, lowercased."""
+    def packed(token: str) -> int:
+        word = textstat_word(token)
+        return WORD + syllables_of(word.lower()) if word else 0
+
+    return packed
+
+
+class _TokenMemo(dict):
+    """Packed counts of the distinct tokens seen (up to ``_MEMO_LIMIT``), each found once by ``packed``."""
+
+    def __init__(self, packed: Callable[[str], int]) -> None:
+        super().__init__()
+        self.packed = packed
+
+    def __missing__(self, token: str) -> int:
+        value = self.packed(token)
+        if len(self) < _MEMO_LIMIT:
+            self[token] = value
+        return value
+
+
+def _row_counter(options: ReadabilityOptions) -> Callable[[str], Row]:
+    """The counts of one text under ``options`` (loads textstat's dictionaries once for textstat_compatible)."""
+    if options.textstat_compatible:
+        memo = _TokenMemo(_textstat_token(textstat_syllable_counter()))
+        sentences_of: Callable[[str], int] = textstat_sentences
+    else:
+        memo = _TokenMemo(_default_token)
+        sentences_of = partial(readability_sentences, newlines_end_sentences=options.newlines_end_sentences)
+
+    def row(text: str) -> Row:
+        # textstat counts 1 sentence in any non-empty text; without words we count 0 (its scores are 0.0 anyway),
+        # so that summed counts hold no sentence without words
+        words, syllables = divmod(sum(map(memo.__getitem__, text.split())), WORD)
+        return (sentences_of(text), words, syllables) if words else (0, 0, 0)
+
+    return row
 
 
 def readability_counts(text: str, options: ReadabilityOptions) -> Row:
     """(sentences, words, syllables) of one text (``text`` is not checked: see :func:`readability_rows`)."""
-    if options.textstat_compatible:
-        return textstat_counts(text, textstat_syllable_counter())
-    words = readability_words(text)
-    if not words:
-        return 0, 0, 0
-    return readability_sentences(text, options.newlines_end_sentences), len(words), sum(map(english_syllables, words))
+    return _row_counter(_check_options(options))(text)
 
 
 def readability_rows(texts: Sequence[str], options: ReadabilityOptions, *, validate: bool = True) -> list[Row]:
     """One row (sentences, words, syllables) per text; ``texts`` is a list of strings (it may be empty). With
-    ``validate`` (the default) the texts are checked first (skip only for texts the ``TEXTS`` input kind checked)."""
+    ``validate`` (the default) the texts are checked first (skip only for texts the ``TEXTS`` input kind checked).
+    A text is split at whitespace once; each distinct token's word and syllable counts are found once a call."""
     options = _check_options(options)
     if validate:
         texts = check_text_list(METRIC, "texts", texts, allow_empty=True)
-    if options.textstat_compatible:
-        syllables_of = textstat_syllable_counter()
-        return [textstat_counts(text, syllables_of) for text in texts]
-    return [readability_counts(text, options) for text in texts]
+    return list(map(_row_counter(options), texts))
 
 
 def flesch_kincaid_grade(sentences: int, words: int, syllables: int) -> float:
@@ -161,6 +211,18 @@ def _checked_counts(metric: str, where: str, sentences: Any, words: Any, syllabl
     return counts  # type: ignore[return-value]
 
 
+def _checked_row(row: Any) -> Row:
+    """``row`` checked as (sentences, words, syllables) (a tuple of three ``int`` counts, as rows are made, at once)."""
+    if type(row) is tuple and len(row) == len(FIELDS):
+        sentences, words, syllables = row
+        if type(sentences) is int and type(words) is int and type(syllables) is int and min(row) >= 0 and (
+                sentences or not words):
+            return row
+    if isinstance(row, (str, bytes)) or not isinstance(row, Sequence) or len(row) != len(FIELDS):
+        raise TypeError(f"{METRIC}: a row must be (sentences, words, syllables), got {row!r:.80}")
+    return _checked_counts(METRIC, "the row", *row)
+
+
 def _scores(row: Row, textstat_compatible: bool) -> dict[str, float | None]:
     sentences, words, syllables = row
     if textstat_compatible and (not words or not syllables):
@@ -177,16 +239,14 @@ def readability_text_scores(row: Sequence[int], options: ReadabilityOptions) -> 
     A text without words scores ``None`` for both (the formulas divide by the word count); with
     ``textstat_compatible=True`` it scores textstat's ``0.0``, as does a text whose syllables count 0.
     """
-    options = _check_options(options)
-    if isinstance(row, (str, bytes)) or not isinstance(row, Sequence) or len(row) != len(FIELDS):
-        raise TypeError(f"{METRIC}: a row must be (sentences, words, syllables), got {row!r:.80}")
-    return _scores(_checked_counts(METRIC, "the row", *row), options.textstat_compatible)
+    return _scores(_checked_row(row), _check_options(options).textstat_compatible)
 
 
 def readability_example_scores(rows: Iterable[Sequence[int]],
                                options: ReadabilityOptions) -> list[dict[str, float | None]]:
     """:func:`readability_text_scores` of each row."""
-    return [readability_text_scores(row, options) for row in rows]
+    textstat_compatible = _check_options(options).textstat_compatible
+    return [_scores(_checked_row(row), textstat_compatible) for row in rows]
 
 
 def readability_from_totals(totals: Mapping[str, Any], options: ReadabilityOptions) -> dict[str, float]:
