@@ -43,7 +43,7 @@ inputs = {"p_features": side(), "q_features": side()}
 """
 
 STRESS_CASES = [
-    StressCase("perplexity", "tokens through the model of one text", PERPLEXITY, full=2_000_000, small=20_000,
+    StressCase("perplexity", "tokens through the model of one text", PERPLEXITY, full=1_000_000, small=20_000,
                expect="refuse", option="max_forward_tokens", small_bound=1_000, memory_gib=12, refusal_seconds=90),
     StressCase("perplexity", "characters of one text", PERPLEXITY, full=20_000_000, small=2_000, expect="refuse",
                option="max_text_chars", small_bound=1_000, memory_gib=12, refusal_seconds=30),
