@@ -26,6 +26,19 @@ from conftest import ROOT
 
 GIB = 1 << 30
 
+# Build source for cases: ``text(size)``, about ``size`` characters (at most ``size``) of random 2-8-letter words.
+RANDOM_TEXT = """
+words = ["".join(random.choice(string.ascii_lowercase) for _ in range(random.randint(2, 8))) for _ in range(5000)]
+def text(size):
+    out = []
+    total = 0
+    while total < size:
+        word = random.choice(words)
+        out.append(word)
+        total += len(word) + 1
+    return " ".join(out)[:size].strip()
+"""
+
 
 @dataclass(frozen=True)
 class StressCase:

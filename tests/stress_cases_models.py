@@ -4,21 +4,10 @@ encoder (bertscore, semantic_similarity); MAUVE is given its features."""
 
 from __future__ import annotations
 
-from resource_stress import StressCase
+from resource_stress import RANDOM_TEXT, StressCase
 
 # Two texts of about n characters of random 2-8-letter words.
-TEXTS = """
-words = ["".join(random.choice(string.ascii_lowercase) for _ in range(random.randint(2, 8))) for _ in range(5000)]
-def text(size):
-    out = []
-    total = 0
-    while total < size:
-        word = random.choice(words)
-        out.append(word)
-        total += len(word) + 1
-    return " ".join(out)
-a, b = text(n), text(n)
-"""
+TEXTS = RANDOM_TEXT + "a, b = text(n), text(n)\n"
 
 PAIRS = TEXTS + 'inputs = {"predictions": [a], "references": [b]}\n'
 LISTED_PAIRS = TEXTS + 'inputs = {"predictions": [a], "references": [[b]]}\n'

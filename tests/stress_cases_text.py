@@ -5,31 +5,19 @@ case (one repeated word: its alignment is linear)."""
 
 from __future__ import annotations
 
-from resource_stress import StressCase
+from resource_stress import RANDOM_TEXT, StressCase
 
-# ``text(size)``: about ``size`` characters (at most ``size``) of random 2-8-letter words.
-WORDS = """
-words = ["".join(random.choice(string.ascii_lowercase) for _ in range(random.randint(2, 8))) for _ in range(5000)]
-def text(size):
-    out = []
-    total = 0
-    while total < size:
-        word = random.choice(words)
-        out.append(word)
-        total += len(word) + 1
-    return " ".join(out)[:size].strip()
-"""
 # A prediction and one reference of about n characters each.
-ONE_TEXT = WORDS + """
+ONE_TEXT = RANDOM_TEXT + """
 inputs = {"predictions": [text(n)], "references": [[text(n)]]}
 """
-ONE_TEXT_SARI = WORDS + """
+ONE_TEXT_SARI = RANDOM_TEXT + """
 inputs = {"sources": [text(n)], "predictions": [text(n)], "references": [[text(n)]]}
 """
-ONE_TEXT_EXACT_MATCH = WORDS + """
+ONE_TEXT_EXACT_MATCH = RANDOM_TEXT + """
 inputs = {"predictions": [text(n)], "references": [text(n)]}
 """
-ONE_TEXT_READABILITY = WORDS + """
+ONE_TEXT_READABILITY = RANDOM_TEXT + """
 inputs = {"predictions": [text(n)]}
 """
 # n random CJK characters a side, no spaces (one token per character for chrF and sacreBLEU's zh/char: every
@@ -49,11 +37,11 @@ inputs = {"sources": [cjk(n)], "predictions": [cjk(n)], "references": [[cjk(n)]]
 ONE_WORD_READABILITY = """
 inputs = {"predictions": ["".join(random.choice(string.ascii_lowercase) for _ in range(n))]}
 """
-ONE_TEXT_SQUAD = WORDS + """
+ONE_TEXT_SQUAD = RANDOM_TEXT + """
 inputs = {"predictions": [{"id": "q", "prediction_text": text(n)}],
           "references": [{"id": "q", "answers": {"text": [text(n)], "answer_start": [0]}}]}
 """
-ONE_TEXT_SQUAD_V2 = WORDS + """
+ONE_TEXT_SQUAD_V2 = RANDOM_TEXT + """
 inputs = {"predictions": [{"id": "q", "prediction_text": text(n), "no_answer_probability": 0.0}],
           "references": [{"id": "q", "answers": {"text": [text(n)], "answer_start": [0]}}]}
 """
@@ -79,7 +67,7 @@ inputs = {"predictions": [" ".join(random.choice("abcd") for _ in range(n))],
           "references": [[" ".join(random.choice("abcd") for _ in range(n))]]}
 """
 # n tokens a side, in one sentence, of random words.
-TOKENS = WORDS + """
+TOKENS = RANDOM_TEXT + """
 inputs = {"predictions": [" ".join(random.choice(words) for _ in range(n))],
           "references": [[" ".join(random.choice(words) for _ in range(n))]]}
 """
