@@ -70,6 +70,10 @@ class ResampleBounds(MetricOptions):
 
     max_resample_work: int = bound(DEFAULT_MAX_RESAMPLE_WORK)
 
+    def resampling_runs(self) -> list[tuple[str, int]]:
+        """(what, resamples) of each resampling these options ask for (the resampling options add theirs)."""
+        return []
+
 
 def _max_chars(value: Any) -> int:
     """The length of the longest string in a value of nested lists, tuples and mappings (0 for none)."""

@@ -70,8 +70,7 @@ from .core_clients import lm_eval_refusal, unresampled_column
 from .core_inputs import Columns, InputKind
 from .core_options import MetricOptions, input_parameters, keyword_parameters
 from .core_process import clear_caches
-from .core_resample_options import resampling_runs
-from .core_resources import TextBounds, check_resample_work, check_text_sizes
+from .core_resources import ResampleBounds, TextBounds, check_resample_work, check_text_sizes
 from .core_stats import EXAMPLES_FIELD, StatField, StatsSchema
 from .core_streaming import DEFAULT_STREAM_BATCH_SIZE, add_to_cache, added_examples, cache_mark, compute_from_cache
 from .core_streaming import WHOLE_FILE, holds_examples, salvage_writer, streaming_verified
@@ -241,8 +240,9 @@ class StatsMetric:
     def _check_corpus(self, size: int, options: Any) -> None:
         """The checks of a corpus of ``size`` examples before scoring: the options' own, then resampling's work."""
         self.check_corpus_size(size, options)
-        for what, resamples in resampling_runs(options):
-            check_resample_work(self.name, size, resamples, what, options.max_resample_work)
+        if isinstance(options, ResampleBounds):
+            for what, resamples in options.resampling_runs():
+                check_resample_work(self.name, size, resamples, what, options.max_resample_work)
 
     def needs_corpus(self, options: Any) -> bool:
         return False

@@ -35,6 +35,12 @@ class BootstrapOptions(ResampleBounds):
     confidence_level: float = option(0.95, number(minimum=0, maximum=1, exclusive=True))
     seed: int | None = option(DEFAULT_SEED, optional(integer(minimum=0)))
 
+    def resampling_runs(self) -> list[tuple[str, int]]:
+        runs = super().resampling_runs()
+        if self.confidence:
+            runs.append(("the bootstrap interval (confidence=True)", self.n_bootstrap))
+        return runs
+
     def interval(self, stats: np.ndarray, score: ScoreFn) -> Interval:
         """The bootstrap confidence interval of ``score`` over the examples' statistics, with these options."""
         return bootstrap_interval(stats, score, n_samples=self.n_bootstrap, seed=self.seed, level=self.confidence_level)
@@ -48,20 +54,16 @@ class PairedTestOptions(ResampleBounds):
     paired_test: str = option("bs", choice(*PAIRED_TESTS))
     n_samples: int | None = option(None, optional(integer(minimum=1)))
 
+    def resampling_runs(self) -> list[tuple[str, int]]:
+        runs = super().resampling_runs()
+        if self.baseline_predictions is not None:
+            runs.append((f"the paired test (paired_test={self.paired_test!r})", self.paired_samples))
+        return runs
+
     @property
     def paired_samples(self) -> int:
         """Resamples (bs) or randomization trials (ar) of the paired test."""
         return DEFAULT_PAIRED_SAMPLES[self.paired_test] if self.n_samples is None else self.n_samples
-
-
-def resampling_runs(options: Any) -> list[tuple[str, int]]:
-    """(what, resamples) of each resampling the options ask for: the bootstrap interval, the paired test."""
-    runs = []
-    if isinstance(options, BootstrapOptions) and options.confidence:
-        runs.append(("the bootstrap interval (confidence=True)", options.n_bootstrap))
-    if isinstance(options, PairedTestOptions) and options.baseline_predictions is not None:
-        runs.append((f"the paired test (paired_test={options.paired_test!r})", options.paired_samples))
-    return runs
 
 
 class MeanIntervals:
