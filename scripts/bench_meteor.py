@@ -13,9 +13,9 @@ Every system (baseline, pointer-gen, pointer-gen-cov) is scored against the refe
   CPU time), doing everything a fresh evaluate process does: import, load WordNet (NLTK's reader over the
   same files; ours), read the examples and score every pair. The children print their own phases.
 
-Then where our steady-state time goes: stages timed one by one over the same pairs (tokenization, lowercasing
-and caching the prepared texts, stems and word positions, alignment without and with the WordNet stage,
-chunk counting and the formula) against the whole run, and cProfile's top functions.
+Then where our steady-state time goes: stages timed one by one over the same pairs (tokenization, lowercasing,
+the Porter stems of each system's batch, the batch alignment without the WordNet stage (interning, exact and
+stem stages, chunk counts, formula) and with it) against the whole run, and cProfile's top functions.
 
 The other variants:
 
@@ -218,15 +218,18 @@ def fresh_rounds(data: Path, examples: int, corpus: Path | None, repeats: int) -
 def stage_profile(records: list[dict[str, str]], warm: list[dict[str, str]], repeats: int) -> list[tuple[str, float]]:
     """Seconds of each stage of our steady-state run (medians of ``repeats``), each stage timed alone over the
     same pairs after warming on ``warm`` (so each new word's stem and synonym set are computed in the stage that
-    first needs them, as in the run), and the whole run; "rest" is the whole minus the stages (the formula, the
-    loop, caching the prepared texts)."""
+    first needs them, as in the run), and the whole run; "rest" is the whole minus the stages (caching the
+    prepared texts, pairing, the best score per example)."""
+    from itertools import chain
+
     from metrics._core import core_meteor as core
     from metrics._core.core_meteor_tokenize import nltk_word_tokens
 
     options = core.MeteorOptions()
+    exact_and_stem = core.MeteorOptions(synonyms=False)
+    wordnet = core.load_wordnet(options.wordnet)
     score = ours_scorer()
     texts = list(dict.fromkeys(text for record in records for text in (record["reference"], *map(record.get, SYSTEMS))))
-    pairs = [(record[system], record["reference"]) for system in SYSTEMS for record in records]
     times: dict[str, list[float]] = {}
 
     def timed(name: str, function: Callable[[], Any]) -> Any:
@@ -245,24 +248,23 @@ def stage_profile(records: list[dict[str, str]], warm: list[dict[str, str]], rep
         score(warm)
         clear_texts()
         tokens = timed("tokenize", lambda: {text: nltk_word_tokens(text) for text in texts})
-        prepared = timed("prepare", lambda: {text: core._Text(tokens[text]) for text in texts})
-        timed("stems", lambda: [(text.stems, text.positions) for text in prepared.values()])
-        sides = [(prepared[hypothesis], prepared[reference]) for hypothesis, reference in pairs]
-        timed("exact and stem", lambda: [core._alignment(h, r, None) for h, r in sides])
-        synonyms = core._synonyms_for(options)  # as each scoring call makes it
-        alignments = timed("three stages", lambda: [core._alignment(h, r, synonyms) for h, r in sides])
-        timed("chunks", lambda: [core._chunks_and_matches(aligned) for aligned in alignments])
+        words = timed("lowercase", lambda: {text: core._words(tokens[text]) for text in texts})
+        # One batch per system, as the run scores them.
+        batches = [[(words[record[system]], words[record["reference"]]) for record in records] for system in SYSTEMS]
+        timed("stems", lambda: [core.porter_stems(list(dict.fromkeys(chain.from_iterable(chain.from_iterable(batch)))))
+                                for batch in batches])
+        timed("exact and stem", lambda: [core._pair_scores(batch, exact_and_stem, None) for batch in batches])
+        timed("three stages", lambda: [core._pair_scores(batch, options, wordnet) for batch in batches])
     median = {name: statistics.median(values) for name, values in times.items()}
     stages = [
         ("tokenization (NLTK's rules)", median["tokenize"]),
-        ("lowercasing, prepared texts", median["prepare"]),
-        ("stems and word positions", median["stems"]),
-        ("alignment, exact and stem stages", median["exact and stem"]),
-        ("alignment, WordNet synonym stage", median["three stages"] - median["exact and stem"]),
-        ("chunk counting", median["chunks"]),
+        ("lowercasing", median["lowercase"]),
+        ("Porter stems of each batch's distinct words", median["stems"]),
+        ("interning, exact and stem stages, chunks, formula", median["exact and stem"]),
+        ("WordNet synonym stage", median["three stages"] - median["exact and stem"]),
     ]
     rest = median["whole"] - sum(seconds for _, seconds in stages)
-    return [*stages, ("rest (formula, loop, text cache)", rest), ("whole run", median["whole"])]
+    return [*stages, ("rest (text cache, pairing, best score)", rest), ("whole run", median["whole"])]
 
 
 def top_functions(records: list[dict[str, str]], warm: list[dict[str, str]], count: int = 8) -> list[str]:
@@ -433,7 +435,7 @@ def main() -> int:
     stages = stage_profile(records, warm_records, arguments.repeats)
     whole = stages[-1][1]
     for name, seconds in stages:
-        print(f"  {name:45s} {seconds:7.3f} s {seconds / whole:6.1%} {seconds / pairs * 1e6:6.0f} us/pair")
+        print(f"  {name:50s} {seconds:7.3f} s {seconds / whole:6.1%} {seconds / pairs * 1e6:6.0f} us/pair")
     print("cProfile, one steady-state run, top functions by own time:")
     print("\n".join(top_functions(records, warm_records)))
 

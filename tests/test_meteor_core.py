@@ -40,6 +40,7 @@ from metrics._core.core_meteor import (
     prepare_references,
     single_meteor,
 )
+from metrics._core.core_meteor_align import fits
 from metrics._core.core_meteor_inputs import check_meteor_inputs
 from metrics._core.core_meteor_tokenize import (
     AFTER_PADDING,
@@ -287,6 +288,29 @@ def test_synonym_sets_match_nltk_on_generated_vocabulary(meteor_cases, nltk_word
         word for word in sorted(words) if wordnet.synonym_names(word) != {n for n in nltk_names(word) if "_" not in n}
     ]
     assert len(words) > count and differing == []
+
+
+@needs_wordnet
+def test_pairs_aligned_in_small_batches_score_as_nltk(meteor_cases, options, nltk_wordnet, monkeypatch) -> None:
+    """Pairs are aligned in batches bounded in pairs and in words (a pair longer than the bound alone); every
+    split gives NLTK's scores (a prediction's references may fall in different batches)."""
+    cases = meteor_cases(120, seed=3)
+    predictions, references = (list(column) for column in zip(*cases, strict=True))
+    theirs = oracle_scores(predictions, references, nltk_wordnet)
+    monkeypatch.setattr(core_meteor, "BATCH_PAIRS", 7)
+    assert compare(meteor_scores(predictions, references, options), theirs)[2] == len(cases)
+    monkeypatch.setattr(core_meteor, "BATCH_WORDS", 12)
+    sizes = [(5, 4), (1, 2), (20, 0), (0, 1), (1, 1)]  # words of each pair's sides
+    batches = core_meteor._batches([(("a",) * left, ("b",) * right) for left, right in sizes])
+    assert [len(batch) for batch in batches] == [2, 1, 2]  # 9 + 3 = 12, then 20 alone, then 1 + 2
+    assert compare(meteor_scores(predictions, references, options), theirs)[2] == len(cases)
+
+
+def test_code_bound_by_hand() -> None:
+    # Codes are (pair * vocabulary + key) * (longest + 1) + rank, below 2**62.
+    assert fits(4096, 100_000, 1_000)  # 4.1e11 * 1001 = 4.1e14
+    assert not fits(2**21, 2**21, 2**20)  # 2**42 * (2**20 + 1) > 2**62
+    assert fits(2**21, 2**21, 2**20 - 2)  # 2**42 * (2**20 - 1) < 2**62
 
 
 # Options: valid ranges, parity away from the defaults, exact + stem mode.

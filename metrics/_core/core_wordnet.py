@@ -35,7 +35,8 @@ import re
 import sys
 import threading
 import zipfile
-from collections.abc import Iterator
+from itertools import repeat
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -259,11 +260,7 @@ class WordNet:
     def offsets(self, lemma: str, pos: str) -> tuple[int, ...]:
         """The synset offsets that the index lists for ``lemma`` in part of speech ``pos``."""
         rest = self._index.get(pos, {}).get(lemma)
-        if rest is None:
-            return ()
-        fields = rest.split()
-        count, pointers = int(fields[0]), int(fields[1])
-        return tuple([int(field) for field in fields[4 + pointers : 4 + pointers + count]])
+        return () if rest is None else _entry_offsets(rest)
 
     def morphy(self, form: str, pos: str) -> list[str]:
         """NLTK's ``_morphy(form, pos)``: the base forms of ``form`` that the index lists for ``pos``."""
@@ -327,9 +324,16 @@ class WordNet:
             return entry[0]
         return _SYNONYMS.store(key, self._synonym_names(word))
 
+    def synonym_sets(self, words: Sequence[str]) -> list[frozenset[str]]:
+        """:meth:`synonym_names` of each word (one cache look-up pass for them all)."""
+        found = list(map(_SYNONYMS._entries.get, zip(repeat(self.key), words)))
+        return [entry[0] if entry is not None else self.synonym_names(word) for entry, word in zip(found, words)]
+
     def _synonym_names(self, word: str) -> frozenset[str]:
-        # morphy's forms for every part of speech, inlined; a form met twice adds nothing to the union.
+        # morphy's forms for every part of speech and the synsets' cached lemma names, inlined; a form met twice
+        # adds nothing to the union.
         collected: set[str] = set()
+        synsets = _SYNSETS._entries
         lowered = word.lower()
         for pos, listed, exceptions, rules, endings in self._tables:
             bases = exceptions.get(lowered)
@@ -340,21 +344,33 @@ class WordNet:
             else:
                 forms = [lowered]
             for form in forms:
-                if form in listed:
-                    for offset in self.offsets(form, pos):
-                        collected.update(self.lemma_names(pos, offset))
+                rest = listed.get(form)
+                if rest is not None:
+                    for offset in _entry_offsets(rest):
+                        key = (self.key, pos, offset)
+                        entry = synsets.get(key)
+                        collected.update(
+                            entry[0] if entry is not None else _SYNSETS.store(key, self._read_lemma_names(pos, offset))
+                        )
         return frozenset([name for name in collected if "_" not in name])
+
+
+def _entry_offsets(rest: str) -> tuple[int, ...]:
+    """The synset offsets of an index line after its lemma and part of speech."""
+    fields = rest.split()
+    count, pointers = int(fields[0]), int(fields[1])
+    return tuple([int(field) for field in fields[4 + pointers : 4 + pointers + count]])
 
 
 def _synonyms_size(key: tuple[str, str], names: frozenset[str]) -> int:
     """Estimated bytes of a cached synonym set: the entry, the word and the set with its names (names shared
     with cached synsets are counted again: an upper bound)."""
-    return 240 + sys.getsizeof(key[1]) + sys.getsizeof(names) + sum([sys.getsizeof(name) for name in names])
+    return 240 + sys.getsizeof(key[1]) + sys.getsizeof(names) + sum(map(sys.getsizeof, names))
 
 
 def _synset_size(key: tuple[str, str, int], names: tuple[str, ...]) -> int:
     """Estimated bytes of a synset's cached lemma names: the entry, its key and the tuple of names."""
-    return 280 + sys.getsizeof(names) + sum([sys.getsizeof(name) for name in names])
+    return 280 + sys.getsizeof(names) + sum(map(sys.getsizeof, names))
 
 
 _SYNONYMS = bounded_cache(__file__, "meteor.synonyms", SYNONYM_CACHE_BYTES, _synonyms_size)

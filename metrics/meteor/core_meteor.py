@@ -48,15 +48,21 @@ from .core_options import boolean, option, optional
 from .core_process import MIB, bounded_cache
 from .core_resample_options import BootstrapOptions
 from .core_stats import StatField, StatsSchema
+from .core_meteor_align import PairAlignment, align_pairs
 from .core_meteor_tokenize import nltk_word_tokens, porter_stem_uncached, tokenizer_label
 from .core_wordnet import WordNet, load_wordnet
 from .core_resources import TextBounds
 
 METRIC = "meteor"
-# Bytes of the process-wide caches: Porter stems by word, and prepared texts (tokens, lowercased words and
-# word positions) by text.
+# Bytes of the process-wide caches: Porter stems by word, and prepared texts (lowercased words) by text.
 STEM_CACHE_BYTES = 32 * MIB
 TEXT_CACHE_BYTES = 128 * MIB
+# Pairs aligned together, and their words (both sides): enough to spread numpy's per-call cost, few enough to
+# bound the batch's arrays (a dozen 8-byte numbers a word).
+BATCH_PAIRS = 4096
+BATCH_WORDS = 1 << 18
+# A text's lowercased words.
+Words = tuple[str, ...]
 
 
 def _weight(name: str, *, maximum: float | None, meaning: str) -> Callable[[str, str, Any], float]:
@@ -180,57 +186,26 @@ def porter_stem(word: str) -> str:
     return _STEMS.store(word, porter_stem_uncached(word))
 
 
+def porter_stems(words: Sequence[str]) -> list[str]:
+    """:func:`porter_stem` of each word (one cache look-up pass for them all)."""
+    found = list(map(_STEMS._entries.get, words))
+    return [entry[0] if entry is not None else porter_stem(word) for entry, word in zip(found, words)]
+
+
 def _stem_size(word: str, stem: str) -> int:
     """Estimated bytes of a cached stem: the entry (its tuple, node and slot), the word and the stem."""
     return 220 + sys.getsizeof(word) + sys.getsizeof(stem)
 
 
-class _Text:
-    """One side of a pair: its lowercased words and, built on first use, each word's positions and stems.
-
-    Tuples, not lists: once the garbage collector has seen them they are untracked, so cached texts cost
-    its full collections nothing.
-    """
-
-    __slots__ = ("words", "_positions", "_stems")
-
-    def __init__(self, tokens: Sequence[str]) -> None:
-        self.words = tuple([token.lower() for token in tokens])
-        self._positions: dict[str, tuple[int, ...]] | None = None
-        self._stems: tuple[str, ...] | None = None
-
-    @property
-    def positions(self) -> dict[str, tuple[int, ...]]:
-        """Each word's positions, ascending."""
-        if self._positions is None:
-            positions: dict[str, list[int]] = {}
-            for index, word in enumerate(self.words):
-                found = positions.get(word)
-                if found is None:
-                    positions[word] = [index]
-                else:
-                    found.append(index)
-            self._positions = {word: tuple(found) for word, found in positions.items()}
-        return self._positions
-
-    @property
-    def stems(self) -> tuple[str, ...]:
-        """Each word's Porter stem."""
-        if self._stems is None:
-            find = _STEMS._entries.get
-            stems = []
-            for word in self.words:
-                entry = find(word)
-                stems.append(entry[0] if entry is not None else porter_stem(word))
-            self._stems = tuple(stems)
-        return self._stems
+def _words(tokens: Sequence[str]) -> Words:
+    """A text's lowercased words (a tuple: once the garbage collector has seen it, it is untracked, so cached texts
+    cost its full collections nothing)."""
+    return tuple([token.lower() for token in tokens])
 
 
-def _text_size(key: Any, text: _Text) -> int:
+def _text_size(key: Any, words: Words) -> int:
     """Estimated bytes of a cached text: the entry, its key (a text, or a tuple holding a tokenizer's name and a
-    text, or the tokens), the object and its words, with the positions and stems built on first use (per
-    word: two tuple slots, a dictionary slot, a tuple and a stem as long as the word: an upper bound)."""
-    words = text.words
+    text, or the tokens) and its words (per word: a tuple slot and the word object, up to 4 bytes a character)."""
     characters = sum(map(len, words))
     if isinstance(key, str):
         key_size = sys.getsizeof(key)
@@ -240,14 +215,14 @@ def _text_size(key: Any, text: _Text) -> int:
         key_size = 64 + sys.getsizeof(key[0]) + sys.getsizeof(key[1])
     if key_size < 4 * characters + 200 or not (isinstance(key, str) and key.isascii()):
         characters *= 4  # up to 4 bytes a character
-    return 500 + key_size + 2 * (80 * len(words) + characters) + 100 * len(words)
+    return 300 + key_size + 2 * (60 * len(words) + characters)
 
 
 _STEMS = bounded_cache(__file__, "meteor.stems", STEM_CACHE_BYTES, _stem_size)
 _TEXTS = bounded_cache(__file__, "meteor.texts", TEXT_CACHE_BYTES, _text_size)
 
 
-def _text_preparer(options: MeteorOptions) -> Callable[[str | Sequence[str]], _Text]:
+def _text_preparer(options: MeteorOptions) -> Callable[[str | Sequence[str]], Words]:
     """A function from a text (tokenized with the options' tokenizer) or a token list to its prepared words.
 
     Prepared texts are cached per process for tokenizers of known identity (NLTK's, or an object with a
@@ -265,16 +240,16 @@ def _text_preparer(options: MeteorOptions) -> Callable[[str | Sequence[str]], _T
     find, touch, store = entries.get, entries.move_to_end, _TEXTS.store
     tokenize = options.tokenize
 
-    def prepare(item: str | Sequence[str]) -> _Text:
+    def prepare(item: str | Sequence[str]) -> Words:
         if isinstance(item, str):
             if namespace is None:
-                return _Text(tokenize(item))
+                return _words(tokenize(item))
             key: Any = item if not namespace else (namespace, item)
         else:
             key = ("tokens", tuple(item))
         entry = find(key)
         if entry is None:
-            return store(key, _Text(tokenize(item) if isinstance(item, str) else item))
+            return store(key, _words(tokenize(item) if isinstance(item, str) else item))
         try:
             touch(key)
         except KeyError:  # evicted by another thread meanwhile
@@ -284,120 +259,13 @@ def _text_preparer(options: MeteorOptions) -> Callable[[str | Sequence[str]], _T
     return prepare
 
 
-class _Synonyms(dict):  # type: ignore[type-arg]
-    """WordNet synonym sets by stem for one scoring call (one batch): a plain dictionary in front of the process
-    cache, holding the sets of the batch's distinct stems until the call returns."""
-
-    __slots__ = ("wordnet",)
-
-    def __init__(self, wordnet: WordNet) -> None:
-        super().__init__()
-        self.wordnet = wordnet
-
-    def __missing__(self, stem: str) -> frozenset[str]:
-        synonyms = self[stem] = self.wordnet.synonym_names(stem)
-        return synonyms
-
-
-def _alignment(hypothesis: _Text, reference: _Text, synonyms_of: _Synonyms | None) -> list[int]:
-    """For each hypothesis position, the aligned reference position or -1 (NLTK's ``_enum_align_words``).
-
-    Each stage visits the hypothesis positions it is given from last to first and gives each the last
-    remaining reference position that qualifies, as NLTK's stages do.
-    """
-    words = hypothesis.words
-    aligned = [-1] * len(words)
-    reference_used = [False] * len(reference.words)
-    if not aligned or not reference_used:
-        return aligned
-    # Stage 1, exact words: the c-th occurrence of a word from the end takes the word's c-th reference
-    # position from the end.
-    reference_positions = reference.positions
-    taken: dict[str, int] = {}
-    left: list[int] = []
-    for position in range(len(words) - 1, -1, -1):
-        word = words[position]
-        candidates = reference_positions.get(word)
-        if candidates is not None:
-            count = taken.get(word, 0)
-            if count < len(candidates):
-                target = candidates[-1 - count]
-                taken[word] = count + 1
-                aligned[position] = target
-                reference_used[target] = True
-                continue
-        left.append(position)
-    if not left:
-        return aligned
-    # The reference positions left, grouped by stem, ascending (stems are computed once per text).
-    available: dict[str, list[int]] = {}
-    reference_stems = reference.stems
-    for target, used in enumerate(reference_used):
-        if not used:
-            stem = reference_stems[target]
-            found = available.get(stem)
-            if found is None:
-                available[stem] = [target]
-            else:
-                found.append(target)
-    # Stage 2, stems.
-    hypothesis_stems = hypothesis.stems
-    still_left: list[tuple[int, str]] = []
-    for position in left:
-        stem = hypothesis_stems[position]
-        candidates = available.get(stem)
-        if candidates:
-            aligned[position] = candidates.pop()
-            if not candidates:
-                del available[stem]
-        else:
-            still_left.append((position, stem))
-    if synonyms_of is None or not available:
-        return aligned
-    # Stage 3, WordNet synonyms of the stems. NLTK adds the stem itself to its synonyms, but stage 2 left no
-    # reference position whose stem equals the stem of a hypothesis position still unaligned.
-    remaining = set(available)
-    for position, stem in still_left:
-        synonyms = synonyms_of[stem]
-        if synonyms.isdisjoint(remaining):
-            continue
-        best_stem = max(synonyms & remaining, key=lambda candidate: available[candidate][-1])
-        candidates = available[best_stem]
-        aligned[position] = candidates.pop()
-        if not candidates:
-            remaining.discard(best_stem)
-            if not remaining:
-                break
-    return aligned
-
-
-def _chunks_and_matches(aligned: list[int]) -> tuple[int, int]:
-    """NLTK's ``_count_chunks`` on the pairs in hypothesis order, and the number of pairs."""
-    matches = 0
-    chunks = 0
-    previous_hypothesis = -2
-    previous_reference = -2
-    for hypothesis_position, reference_position in enumerate(aligned):
-        if reference_position < 0:
-            continue
-        matches += 1
-        if hypothesis_position != previous_hypothesis + 1 or reference_position != previous_reference + 1:
-            chunks += 1
-        previous_hypothesis = hypothesis_position
-        previous_reference = reference_position
-    return chunks, matches
-
-
-def _pair_score(hypothesis: _Text, reference: _Text, options: MeteorOptions, synonyms_of: _Synonyms | None) -> float:
-    translation_length = len(hypothesis.words)
-    reference_length = len(reference.words)
-    if not translation_length or not reference_length:
-        return 0.0
-    chunk_count, matches_count = _chunks_and_matches(_alignment(hypothesis, reference, synonyms_of))
-    if not matches_count:
+def _formula(
+    translation_length: int, reference_length: int, chunk_count: int, matches_count: int, options: MeteorOptions
+) -> float:
+    """NLTK's ``single_meteor_score`` from the counts, operation for operation (0 for an empty side or no match)."""
+    if not translation_length or not reference_length or not matches_count:
         return 0.0
     alpha = options.alpha
-    # NLTK's single_meteor_score, operation for operation.
     precision = float(matches_count) / translation_length
     recall = float(matches_count) / reference_length
     fmean = (precision * recall) / (alpha * precision + (1 - alpha) * recall)
@@ -406,9 +274,55 @@ def _pair_score(hypothesis: _Text, reference: _Text, options: MeteorOptions, syn
     return (1 - penalty) * fmean
 
 
-def _synonyms_for(options: MeteorOptions) -> _Synonyms | None:
-    """A fresh synonym lookup for one scoring call, or None without the synonym stage."""
-    return _Synonyms(load_wordnet(options.wordnet)) if options.synonyms else None
+def _aligned(pairs: Sequence[tuple[Words, Words]], wordnet: WordNet | None) -> PairAlignment:
+    """The alignment of every (hypothesis, reference) pair of one batch (:func:`_batches`)."""
+    slots: dict[int, int] = {}
+    texts: list[Words] = []
+    sides: tuple[list[int], list[int]] = ([], [])
+    for pair in pairs:
+        for text, side in zip(pair, sides):
+            slot = slots.get(id(text))
+            if slot is None:
+                slot = slots[id(text)] = len(texts)
+                texts.append(text)
+            side.append(slot)
+    return align_pairs(texts, *sides, porter_stems, None if wordnet is None else wordnet.synonym_sets)
+
+
+def _batches(pairs: Sequence[tuple[Words, Words]]) -> list[Sequence[tuple[Words, Words]]]:
+    """``pairs`` in consecutive batches of at most ``BATCH_PAIRS`` pairs and ``BATCH_WORDS`` words (or one pair
+    longer than that): bounded arrays, and codes that fit in 64 bits for any pair of fewer than 2**29 words."""
+    batches: list[Sequence[tuple[Words, Words]]] = []
+    start = 0
+    while start < len(pairs):
+        end, words = start + 1, len(pairs[start][0]) + len(pairs[start][1])
+        while end < len(pairs) and end - start < BATCH_PAIRS:
+            words += len(pairs[end][0]) + len(pairs[end][1])
+            if words > BATCH_WORDS:
+                break
+            end += 1
+        batches.append(pairs[start:end])
+        start = end
+    return batches
+
+
+def _pair_scores(
+    pairs: Sequence[tuple[Words, Words]], options: MeteorOptions, wordnet: WordNet | None
+) -> list[float]:
+    """NLTK's ``single_meteor_score`` of each (hypothesis, reference) pair of lowercased words."""
+    scores: list[float] = []
+    for batch in _batches(pairs):
+        chunks, matches = _aligned(batch, wordnet).chunks_and_matches()
+        scores += [
+            _formula(len(hypothesis), len(reference), chunk_count, matches_count, options)
+            for (hypothesis, reference), chunk_count, matches_count in zip(batch, chunks, matches, strict=True)
+        ]
+    return scores
+
+
+def _wordnet_for(options: MeteorOptions) -> WordNet | None:
+    """The WordNet of the synonym stage, or None without it."""
+    return load_wordnet(options.wordnet) if options.synonyms else None
 
 
 def align(
@@ -416,14 +330,13 @@ def align(
 ) -> list[tuple[int, int]]:
     """NLTK's alignment of two token lists: (hypothesis position, reference position) pairs in hypothesis order."""
     options = options or MeteorOptions()
-    aligned = _alignment(_Text(hypothesis), _Text(reference), _synonyms_for(options))
-    return [(position, target) for position, target in enumerate(aligned) if target >= 0]
+    return _aligned([(_words(hypothesis), _words(reference))], _wordnet_for(options)).pairs(0)
 
 
 def single_meteor(hypothesis: Sequence[str], reference: Sequence[str], options: MeteorOptions | None = None) -> float:
     """NLTK's ``single_meteor_score(reference, hypothesis)`` on token lists (note our argument order)."""
     options = options or MeteorOptions()
-    return _pair_score(_Text(hypothesis), _Text(reference), options, _synonyms_for(options))
+    return _pair_scores([(_words(hypothesis), _words(reference))], options, _wordnet_for(options))[0]
 
 
 class PreparedReferences:
@@ -431,7 +344,7 @@ class PreparedReferences:
 
     __slots__ = ("tokenizer", "texts")
 
-    def __init__(self, texts: list[list[_Text]], tokenizer: Callable[[str], Sequence[str]] | None) -> None:
+    def __init__(self, texts: list[list[Words]], tokenizer: Callable[[str], Sequence[str]] | None) -> None:
         self.texts = texts
         self.tokenizer = tokenizer
 
@@ -445,9 +358,6 @@ def prepare_references(
     """References (normalised as by ``core_meteor_inputs.check_meteor_inputs``) prepared once for several ``meteor_rows`` calls."""
     prepare = _text_preparer(options)
     texts = [[prepare(reference) for reference in group] for group in references]
-    for group in texts:
-        for text in group:
-            text.positions  # noqa: B018 - built now, reused by every system scored against them
     return PreparedReferences(texts, options.tokenizer)
 
 
@@ -461,20 +371,29 @@ def meteor_scores(
     Inputs as ``core_meteor_inputs.check_meteor_inputs`` returns them: one prediction (a text or a token list) and a
     list of references per example, or references prepared by :func:`prepare_references`.
     """
-    synonyms_of = _synonyms_for(options)
     prepare = _text_preparer(options)
-    scores = []
-    for prediction, group in zip(predictions, _references_for(references, options, prepare), strict=True):
+    owners: list[int] = []
+    pairs: list[tuple[Words, Words]] = []
+    for index, (prediction, group) in enumerate(
+        zip(predictions, _references_for(references, options, prepare), strict=True)
+    ):
         hypothesis = prepare(prediction)
-        scores.append(max([_pair_score(hypothesis, reference, options, synonyms_of) for reference in group]))
-    return scores
+        for reference in group:
+            owners.append(index)
+            pairs.append((hypothesis, reference))
+    best: list[float | None] = [None] * len(predictions)
+    for index, score in zip(owners, _pair_scores(pairs, options, _wordnet_for(options)), strict=True):
+        previous = best[index]
+        if previous is None or score > previous:
+            best[index] = score
+    return best  # type: ignore[return-value]
 
 
 def _references_for(
     references: Sequence[Sequence[str | Sequence[str]]] | PreparedReferences,
     options: MeteorOptions,
-    prepare: Callable[[str | Sequence[str]], _Text],
-) -> Sequence[Sequence[_Text]]:
+    prepare: Callable[[str | Sequence[str]], Words],
+) -> Sequence[Sequence[Words]]:
     if not isinstance(references, PreparedReferences):
         for index, group in enumerate(references):
             if isinstance(group, str) or not group:
