@@ -3,7 +3,7 @@
 installed), side by side in one run.
 
     python scripts/bench_ranking.py [--queries 20000] [--documents 100] [--judged 10] [--repeats 5]
-                                    [--lines 10000000] [--no-memory] [--no-readers]
+                                    [--lines 10000000] [--floor-lines 1000000] [--no-memory] [--no-readers]
 
 Every implementation scores the same seeded corpus: each query ranks --documents documents (distinct scores, exact
 in float32 so every library orders them alike) and has --judged judged documents (grades 0 to 3, some of them
@@ -18,9 +18,16 @@ never retrieved). Cut-offs 1, 3, 5, 10, 20, 100.
 - core: ``pair_queries`` + ``ranking_totals`` + ``ranking_from_totals`` from the {qid: {doc: score}} dicts,
   against pytrec_eval computing every measure, and ranx's ``evaluate`` on Qrels/Run built beforehand (building
   them from the dicts is timed once, separately; its numba functions are compiled by a first, untimed call).
+- the limit of the modules: the input check alone (``RANKINGS.check``: one walk over every document id and
+  value of the runs and qrels, and the look-ups of the judged documents in the runs) against pytrec_eval computing
+  ``ndcg_cut``. No module's ``compute`` can be faster than its input check.
 - readers: a --lines-line TREC run file and a --lines-line qrels file written to a temporary folder, read by
   ``read_trec_run`` / ``read_trec_qrels`` and by pytrec_eval's ``parse_run`` / ``parse_qrel`` (over the open file),
   interleaved, and by ranx's ``Run.from_file`` / ``Qrels.from_file`` where installed; the results must be equal.
+- the limit of the readers: on a --floor-lines-line file, only making the objects of a reader's result (a
+  document-id string and a float or int per line, one dict per query) from the file's fields already split in
+  memory, against pytrec_eval's parse of that file. No reader that returns ``{qid: {docno: value}}`` can be
+  faster than that.
 
 Times are medians of --repeats runs; ratio = theirs / ours (above 1: ours is faster). Values are checked equal
 within 1e-12 (means: pytrec_eval averages with ``np.mean``, ranx sums in another order; per-query values are
@@ -160,6 +167,17 @@ def core_row(repeats: int) -> tuple[str, float, float, float, bool]:
             result["num_queries"] == reference["num_queries"])
 
 
+def check_row(repeats: int) -> tuple[str, float, float, float, bool]:
+    """The ranking modules' input check alone against pytrec_eval computing ``ndcg_cut``, in a forked process."""
+    from metrics._core.core_ranking_inputs import RANKINGS
+
+    run, qrels = _CORPUS["run"], _CORPUS["qrels"]
+    given = {"predictions": list(run.values()), "references": [qrels[query] for query in run]}
+    mine, _, theirs, _ = interleaved(lambda: RANKINGS.check("ndcg", given), lambda: pytrec(run, qrels, ("ndcg_cut",)),
+                                     repeats)
+    return "limit: the input check alone vs pytrec_eval `ndcg_cut`", theirs, mine, 0.0, True
+
+
 def forked(function: Callable[..., Any], *arguments: Any) -> Any:
     """``function(*arguments)`` in a forked process of its own (a module-level function; small arguments)."""
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
@@ -223,6 +241,37 @@ def ranx_reader(kind: str) -> Callable[[Path], Any] | None:
     return lambda path: getattr(ranx, kind).from_file(str(path), kind="trec")
 
 
+def result_objects(path: Path, value_field: int, number: type) -> Callable[[], dict]:
+    """A function making only the objects of a reader's result from the file's fields, split beforehand: a fresh
+    document-id string and a ``number`` per line, and one dict per query (``{qid: {docno: value}}``)."""
+    with open(path, encoding="utf-8") as handle:
+        rows = [line.split() for line in handle]
+    queries, documents, values = ([row[field] for row in rows] for field in (0, 2, value_field))
+    del rows
+    bounds = [0, *(index for index in range(1, len(queries)) if queries[index] != queries[index - 1]), len(queries)]
+    firsts = list(zip(bounds, bounds[1:]))
+
+    def make() -> dict:
+        copies, numbers = list(map(str.lower, documents)), list(map(number, values))  # str.lower: a new string
+        return {queries[begin]: dict(zip(copies[begin:end], numbers[begin:end])) for begin, end in firsts}
+
+    return make
+
+
+def reader_floor_rows(lines: int, documents: int, repeats: int) -> list[tuple[Any, ...]]:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench_ranking_") as folder:
+        run_path, qrels_path = write_trec_files(Path(folder), lines, documents)
+        for label, parse, path, value_field, number in (("run", "parse_run", run_path, 4, float),
+                                                        ("qrels", "parse_qrel", qrels_path, 3, int)):
+            make, theirs = result_objects(path, value_field, number), pytrec_reader(parse)
+            floor, result, their_time, reference = interleaved(make, lambda: theirs(path), repeats)
+            equal = result == reference
+            rows.append((f"limit: {label} result objects alone vs pytrec_eval {parse}, {lines:,} lines", their_time,
+                         floor, 0.0 if equal else float("inf"), equal))
+    return rows
+
+
 def reader_rows(lines: int, documents: int, repeats: int) -> list[tuple[Any, ...]]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_ranking_") as folder:
@@ -257,7 +306,8 @@ def print_rows(rows: list[tuple[Any, ...]]) -> bool:
 
 
 def main() -> int:
-    parser = project.bench_parser(__doc__, queries=20_000, documents=100, judged=10, repeats=5, lines=10_000_000)
+    parser = project.bench_parser(__doc__, queries=20_000, documents=100, judged=10, repeats=5, lines=10_000_000,
+                                  floor_lines=1_000_000)
     parser.add_argument("--no-memory", action="store_true", help="skip the (slow) tracemalloc runs")
     parser.add_argument("--no-readers", action="store_true", help="skip the TREC file readers")
     arguments = parser.parse_args()
@@ -268,9 +318,11 @@ def main() -> int:
           f"medians of {arguments.repeats} runs, ours and theirs interleaved\n")
     rows = [forked(module_row, name, arguments.repeats) for name in MODULES]
     rows.append(forked(core_row, arguments.repeats))
+    rows.append(forked(check_row, arguments.repeats))
     rows.extend(ranx_rows(run, qrels, options, arguments.repeats))
     if not arguments.no_readers:
         rows.extend(reader_rows(arguments.lines, arguments.documents, arguments.repeats))
+        rows.extend(reader_floor_rows(arguments.floor_lines, arguments.documents, arguments.repeats))
     all_equal = print_rows(rows)
     if not arguments.no_memory:
         memory = (project.peak_mib(lambda: ours(run, qrels, options)), project.peak_mib(lambda: pytrec(run, qrels)))

@@ -514,3 +514,51 @@ def test_checked_columns_carry_their_values() -> None:
         ranking_totals(runs[:1], check_qrels("m", [{"a": 2**64}]), opts, checked=True)
     with pytest.raises(ValueError, match="NaN"):
         check_runs("m", [{"a": math.nan}])
+
+
+def test_runs_and_qrels_checked_together_find_each_judged_score() -> None:
+    """Plain runs and qrels are checked together, a block of queries at a time, and the qrels carry each judged
+    document's score in its run (NaN where the run lacks it), read while both were in the cache."""
+    from metrics._core.core_ranking_checks import Flattened
+    from metrics._core.core_ranking_inputs import RANKINGS
+
+    checked = RANKINGS.check("m", {"predictions": [{"a": 2, "b": 0.5}, ["x", "y"], {}],
+                                   "references": [{"b": 1, "c": 0}, {"ids": ["y", "x"], "grades": [2, -1]}, {}]})
+    runs, qrels = checked["predictions"], checked["references"]
+    assert isinstance(runs, Flattened) and isinstance(qrels, Flattened)
+    assert runs.values.tolist() == [2.0, 0.5, 2.0, 1.0] and runs[0] == {"a": 2.0, "b": 0.5}
+    assert qrels.values.tolist() == [1, 0, 2, -1] and qrels.ids == ["b", "c", "y", "x"]
+    assert np.array_equal(qrels.found, [0.5, math.nan, 1.0, 2.0], equal_nan=True)
+    # Anything the whole-column passes do not take goes through the separate checks, as before.
+    checked = RANKINGS.check("m", {"predictions": [{"a": np.float32(1.5)}], "references": [{"a": 1}]})
+    assert checked["references"].found is None and checked["predictions"][0] == {"a": 1.5}
+    with pytest.raises(ValueError, match="NaN"):
+        RANKINGS.check("m", {"predictions": [{"a": math.nan}], "references": [{"a": 1}]})
+
+
+@oracle
+def test_parity_when_checked_together(monkeypatch) -> None:
+    """Scores found by the joint check (blocks of 7 queries here, so that blocks end anywhere) rank as pytrec_eval
+    ranks: ties by document id, float32 ties, integers, empty runs and qrels, non-ASCII ids."""
+    from metrics._core import core_ranking_inputs
+    from metrics._core.core_ranking_inputs import RANKINGS
+
+    monkeypatch.setattr(core_ranking_inputs, "_BLOCK", 7)
+    together = 0
+    for seed in range(40):
+        run, qrels = generated_case(seed)
+        if seed % 4:  # numpy scores go through the separate checks; Python's float takes the joint one
+            run = {qid: {doc: float(score) if isinstance(score, np.generic) else score
+                         for doc, score in ranking.items()} for qid, ranking in run.items()}
+        cutoffs, level = CONFIGS[seed % len(CONFIGS)]
+        opts = options(k=cutoffs, relevance_level=level)
+        theirs = pytrec_per_query(run, qrels, cutoffs, level)
+        paired = pair_queries(run, qrels)
+        checked = RANKINGS.check(METRIC, {"predictions": paired.runs, "references": paired.qrels})
+        together += checked["references"].found is not None
+        columns = ranking_columns(checked["predictions"], checked["references"], opts.k, opts.relevance_level,
+                                  opts.score_precision, METRIC, checked=True).columns()
+        ours = {qid: {name: float(column[i]) for name, column in zip(trec_names(opts.k), columns)}
+                for i, qid in enumerate(paired.query_ids)}
+        assert compare(ours, theirs) <= TOLERANCE, f"seed {seed}"
+    assert together == 30

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .core_ranking_checks import checked_queries, flat_grades, flat_scores
+from .core_ranking_checks import Flattened, checked_queries, flat_grades, flat_scores
 
 @dataclass(frozen=True)
 class RankingColumns:
@@ -226,6 +226,23 @@ def _prefix_values(sums: np.ndarray, begin: np.ndarray, taken: np.ndarray) -> np
     return np.where(taken > 0, sums[index], 0.0)
 
 
+def _judged_in_runs(runs: Sequence[Mapping[str, Any]], qrels: Sequence[Mapping[str, Any]], judged: np.ndarray,
+                    owners: np.ndarray, checked: bool) -> tuple[Callable[[int], str], np.ndarray]:
+    """For the judged documents where ``judged`` (a mask of the flattened qrels; ``owners``: their queries, in
+    order): the id of the i-th, and the score of each in its query's run (NaN: not retrieved), as the input check
+    found them where it did."""
+    if checked and isinstance(qrels, Flattened) and qrels.found is not None:
+        ids, positions = qrels.ids, np.flatnonzero(judged)
+        return lambda index: ids[positions[index]], qrels.found[judged]
+    documents = list(compress(chain.from_iterable(qrels), judged.tolist()))
+    owner_runs = list(chain.from_iterable(map(repeat, runs, np.bincount(owners, minlength=len(runs)).tolist())))
+    if set(map(type, runs)) <= {dict}:
+        lookups = map(dict.get, owner_runs, documents, repeat(math.nan))
+    else:
+        lookups = (ranking.get(document, math.nan) for ranking, document in zip(owner_runs, documents))
+    return documents.__getitem__, np.fromiter(lookups, dtype=np.float64, count=len(documents))
+
+
 # -- the measures --------------------------------------------------------------------------------------------
 
 
@@ -240,7 +257,6 @@ def ranking_columns(runs: Any, qrels: Any, cutoffs: Sequence[int], relevance_lev
     if not checked:
         runs, qrels = checked_queries(metric, runs, qrels)
     count = len(runs)
-    all_dicts = set(map(type, runs)) <= {dict}
     lengths, scores = flat_scores(metric, runs, checked=checked)
     scores = _rounded(scores, score_precision)
     judged, grades = flat_grades(metric, qrels, checked=checked)
@@ -258,17 +274,11 @@ def ranking_columns(runs: Any, qrels: Any, cutoffs: Sequence[int], relevance_lev
     ideal = _prefix_values(ideal_sums, ideal_begin, ideal_taken)
 
     # The retrieved documents with a positive grade, and their ranks.
-    documents = list(compress(chain.from_iterable(qrels), (grades > 0).tolist()))
-    owner_runs = list(chain.from_iterable(map(repeat, runs, np.bincount(positive_owners, minlength=count).tolist())))
-    if all_dicts:
-        lookups = map(dict.get, owner_runs, documents, repeat(math.nan))
-    else:
-        lookups = (ranking.get(document, math.nan) for ranking, document in zip(owner_runs, documents))
-    found = np.fromiter(lookups, dtype=np.float64, count=len(documents))  # NaN: not retrieved
+    document, found = _judged_in_runs(runs, qrels, grades > 0, positive_owners, checked)
     retrieved = np.flatnonzero(~np.isnan(found))
     queries = positive_owners[retrieved]
     ranks = _ranks(scores, lengths, queries, _rounded(found[retrieved], score_precision),
-                   lambda position: documents[retrieved[position]], runs, method)
+                   lambda position: document(int(retrieved[position])), runs, method)
     order = _order_within(queries, ranks)
     queries, ranks, gains = queries[order], ranks[order], positive_grades[retrieved][order]
 

@@ -27,11 +27,16 @@ _VALUES = methodcaller("values")
 class Flattened(list):  # type: ignore[type-arg]
     """Checked mappings (one per query: runs' ``{doc_id: score}``, qrels' ``{doc_id: grade}``) with their values as
     the check read them, as one array in query order (float64 scores, int64 grades), so that ``flat_scores`` and
-    ``flat_grades`` do not read every value again."""
+    ``flat_grades`` do not read every value again. Qrels checked together with their runs also hold their
+    document ids in that order (``ids``) and each one's score in its query's run, NaN where the run lacks it
+    (``found``, float64), read while the check had both in the CPU cache."""
 
-    def __init__(self, mappings: list[dict[str, Any]], values: np.ndarray) -> None:
+    def __init__(self, mappings: list[dict[str, Any]], values: np.ndarray, ids: list[str] | None = None,
+                 found: np.ndarray | None = None) -> None:
         super().__init__(mappings)
         self.values = values
+        self.ids = ids
+        self.found = found
 
 
 # -- checks --------------------------------------------------------------------------------------------------

@@ -16,7 +16,10 @@ A checked batch holds every run as a dict ``{doc_id: score}`` and every qrels as
 (what the scorer reads; a valid plain dict is kept as it is, not copied); evaluate's cache holds them in the
 form of the features, ``{"ids": [...], "scores": [...]}``, which the same check turns back into dicts.
 Valid input is checked in whole-column passes; only input that fails them goes through the per-document
-checks, whose errors name the argument, the query and the document.
+checks, whose errors name the argument, the query and the document. Runs and qrels given as lists are checked
+together, a block of queries at a time, so that each pass over a block finds its documents still in the CPU
+cache; the judged documents' scores are looked up in their runs then, and the checked qrels carry them to the
+scorer (``Flattened.found``).
 
 An example whose qrels are empty is a query without judgements: trec_eval
 skips such a query (it is not an error and does not count in the means). A run
@@ -29,7 +32,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping
-from itertools import chain
+from itertools import chain, repeat
 from operator import methodcaller
 from typing import Any
 
@@ -43,6 +46,7 @@ from .core_ranking_checks import Flattened
 _VALUES = methodcaller("values")
 _RUN_SHAPE = "run: {doc_id: score}, a ranked list of doc ids, or {'ids': [...], 'scores': [...]}"
 _QRELS_SHAPE = "qrels: {doc_id: grade}, a list of relevant doc ids, or {'ids': [...], 'grades': [...]}"
+_RUNS = f"runs (one per query; a {_RUN_SHAPE})"
 
 
 def _features(config_name: str) -> Any:
@@ -122,6 +126,8 @@ def _unit_grades(size: int) -> list[int]:
 def _plain_records(values: list[Any], values_key: str, implied: Any) -> list[dict[Any, Any]] | None:
     """Every record as a dict when each is a plain dict or list in one of the three forms and names no document
     twice (a dict given as a mapping is kept as it is); None when a record is anything else."""
+    if set(map(type, values)) <= {dict} and 2 not in set(map(len, values)):  # dicts, none of them the normal form
+        return list(values)
     records = []
     for value in values:
         if type(value) is dict:
@@ -142,31 +148,68 @@ def _plain_records(values: list[Any], values_key: str, implied: Any) -> list[dic
     return records
 
 
-def _checked_at_once(values: list[Any], values_key: str, implied: Any, value_types: frozenset[type],
-                     convert: type | None) -> tuple[list[dict[str, Any]], list[Any]] | None:
-    """Every record as a dict (its values made ``convert`` where another of ``value_types``), and every value
-    as given in one list, checked in whole-column passes, when all of it is valid as given (string ids,
-    Unicode text, no document twice, values of ``value_types``); None when anything needs a closer look."""
-    try:
-        records = _plain_records(values, values_key, implied)
-    except TypeError:  # an id that cannot be a dict key: the per-document checks name it
-        return None
-    if records is None:
-        return None
-    items = list(chain.from_iterable(map(_VALUES, records)))
-    kinds = set(map(type, items))
-    if not kinds <= value_types:
-        return None
+# Queries checked together: each pass over a block's documents finds them still in the CPU cache.
+_BLOCK = 256
+
+
+def _valid_ids(records: list[dict[Any, Any]]) -> bool:
+    """Whether every id of ``records`` is a string of Unicode text (no lone surrogate)."""
     try:
         # str.isascii and str.join raise TypeError for an id that is not a string; only a non-ASCII id can hold
         # a lone surrogate
         if not all(map(str.isascii, chain.from_iterable(records))):
-            check_encodable("", "", "".join(map("".join, records)))
-        if convert is not None and kinds - {convert}:
-            records = [dict(zip(record, map(convert, record.values()))) for record in records]
-    except (TypeError, ValueError, OverflowError):
+            check_encodable("", "", "".join(chain.from_iterable(records)))
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _checked_block(records: list[dict[Any, Any]], value_types: frozenset[type],
+                   convert: type | None) -> tuple[list[dict[str, Any]], list[Any]] | None:
+    """(the records, their values as given), the records' values made ``convert`` where another of
+    ``value_types``, when all are valid as given (string ids, Unicode text, values of ``value_types``); None when
+    anything needs a closer look."""
+    items = list(chain.from_iterable(map(_VALUES, records)))
+    kinds = set(map(type, items))
+    if not kinds <= value_types or not _valid_ids(records):
         return None
+    if convert is not None and kinds - {convert}:
+        try:
+            records = [dict(zip(record, map(convert, record.values()))) for record in records]
+        except OverflowError:
+            return None
     return records, items
+
+
+def _blocks(records: list[dict[Any, Any]]) -> list[list[dict[Any, Any]]]:
+    return [records[start:start + _BLOCK] for start in range(0, len(records), _BLOCK)]
+
+
+def _plain_or_none(values: list[Any], values_key: str, implied: Any) -> list[dict[Any, Any]] | None:
+    try:
+        return _plain_records(values, values_key, implied)
+    except TypeError:  # an id that cannot be a dict key: the per-document checks name it
+        return None
+
+
+def _checked_at_once(values: list[Any], values_key: str, implied: Any, value_types: frozenset[type],
+                     convert: type | None) -> tuple[list[dict[str, Any]], list[Any]] | None:
+    """Every record as a dict (its values made ``convert`` where another of ``value_types``), and every value
+    as given in one list, checked in whole-column passes a block at a time, when all of it is valid as given
+    (string ids, Unicode text, no document twice, values of ``value_types``); None when anything needs a closer
+    look."""
+    records = _plain_or_none(values, values_key, implied)
+    if records is None:
+        return None
+    checked: list[dict[str, Any]] = []
+    items: list[Any] = []
+    for block in _blocks(records):
+        block_checked = _checked_block(block, value_types, convert)
+        if block_checked is None:
+            return None
+        checked += block_checked[0]
+        items += block_checked[1]
+    return checked, items
 
 
 def _scored_at_once(values: list[Any]) -> Flattened | None:
@@ -195,11 +238,53 @@ def _graded_at_once(values: list[Any]) -> list[dict[str, int]] | None:
         return records
 
 
+def _queries_at_once(runs: list[Any], qrels: Any) -> tuple[Flattened, Flattened] | None:
+    """Runs and qrels checked together in whole-column passes, a block of queries at a time, the qrels holding
+    each judged document's score in its run (``Flattened.found``); None when anything (a NaN score, a grade
+    beyond int64, a length mismatch included) needs the separate checks."""
+    if type(qrels) is not list or len(qrels) != len(runs):
+        return None
+    run_records = _plain_or_none(runs, "scores", _ranked_scores)
+    qrel_records = _plain_or_none(qrels, "grades", _unit_grades)
+    if run_records is None or qrel_records is None:
+        return None
+    checked_runs: list[dict[str, float]] = []
+    checked_qrels: list[dict[str, int]] = []
+    ids: list[str] = []
+    scores = np.empty(sum(map(len, run_records)), dtype=np.float64)
+    grades = np.empty(sum(map(len, qrel_records)), dtype=np.int64)
+    found = np.empty(len(grades), dtype=np.float64)
+    begin = 0
+    for run_block, qrel_block in zip(_blocks(run_records), _blocks(qrel_records), strict=True):
+        runs_checked = _checked_block(run_block, frozenset({float, int}), float)
+        qrels_checked = _checked_block(qrel_block, frozenset({int}), None)
+        if runs_checked is None or qrels_checked is None:
+            return None
+        run_block, block_scores = runs_checked
+        qrel_block, block_grades = qrels_checked
+        block_ids = list(chain.from_iterable(qrel_block))
+        judged_begin = len(ids)
+        try:
+            grades[judged_begin:judged_begin + len(block_ids)] = block_grades
+        except OverflowError:
+            return None
+        scores[begin:begin + len(block_scores)] = block_scores
+        begin += len(block_scores)
+        owners = chain.from_iterable(map(repeat, run_block, map(len, qrel_block)))
+        found[judged_begin:judged_begin + len(block_ids)] = np.fromiter(
+            map(dict.get, owners, block_ids, repeat(math.nan)), dtype=np.float64, count=len(block_ids))
+        checked_runs += run_block
+        checked_qrels += qrel_block
+        ids += block_ids
+    if np.isnan(scores).any():
+        return None
+    return Flattened(checked_runs, scores), Flattened(checked_qrels, grades, ids, found)
+
+
 def check_runs(metric: str, runs: Any, *, allow_empty: bool = False) -> list[dict[str, float]]:
     """Runs as ``{doc_id: score}`` dicts of floats (ranked lists get scores n .. 1); runs valid as given come as
     ``Flattened``, which also holds the scores as one array."""
-    values = check_list(metric, "predictions", runs, what=f"runs (one per query; a {_RUN_SHAPE})",
-                        allow_empty=allow_empty)
+    values = check_list(metric, "predictions", runs, what=_RUNS, allow_empty=allow_empty)
     fast = _scored_at_once(values)
     if fast is not None:
         return fast
@@ -221,7 +306,11 @@ def check_qrels(metric: str, qrels: Any, *, allow_empty: bool = False) -> list[d
 
 def _check(metric: str, given: Mapping[str, Any], allow_empty: bool) -> Columns:
     with garbage_collection_paused():
-        runs = check_runs(metric, given.get("predictions"), allow_empty=allow_empty)
+        runs = check_list(metric, "predictions", given.get("predictions"), what=_RUNS, allow_empty=allow_empty)
+        together = _queries_at_once(runs, given.get("references"))
+        if together is not None:
+            return {"predictions": together[0], "references": together[1]}
+        runs = check_runs(metric, runs, allow_empty=allow_empty)
         qrels = check_qrels(metric, given.get("references"), allow_empty=True)
     check_same_length(metric, ("predictions", len(runs)), ("references", len(qrels)))
     return {"predictions": runs, "references": qrels}
