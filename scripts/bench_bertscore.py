@@ -7,9 +7,9 @@ so references repeat as they do in practice) with the packaged all-MiniLM-L6-v2 
 trades identical scores for speed; its error against bert-score's fp32 scores is printed). Each run is a fresh
 child process (so that peak memory is its own), runs are alternated, the model is loaded before timing starts
 and the timed part is scoring only. Prints median wall and CPU times, the ratios (bert-score / ours), peak
-resident memory, the max abs difference of P, R, F, the tokens each side sends through the model, and how close
-our fp32 forward pass runs to the rate of a plain linear layer through PyTorch's default BLAS and through
-oneDNN (which our models use on the CPU in fp32).
+resident memory, the max abs difference of P, R, F, the tokens each side sends through the model, and the tokens per
+second of our fp32 forward pass with the fraction of the machine's matrix-multiply rate on the model's own GEMM
+shapes that it reaches (``gemm_rate``: the layers' linear shapes at 64 texts' rows, fastest kernel per shape).
 
     python scripts/bench_bertscore.py [--systems 2] [--segments 1000] [--layer 3] [--threads 2] [--repeats 3]
                                       [--precisions fp32,bf16]
@@ -26,7 +26,6 @@ from typing import Any
 
 import project
 from bertscore_common import wmt17
-from model_flops import encoder_flops_per_token
 
 
 def corpus(systems_count: int, segments: int) -> tuple[list[str], list[str]]:
@@ -117,44 +116,41 @@ def padded_tokens(args: argparse.Namespace) -> tuple[int, int, int]:
     return ours, theirs, sum(lengths)
 
 
-def forward_rate(args: argparse.Namespace, tokens: int) -> tuple[float, float, float]:
-    """GFLOP/s of our fp32 forward pass over the corpus, and of a plain fp32 linear layer of the model's
-    feed-forward shapes through PyTorch's default BLAS and through oneDNN (what our CPU models use)."""
+def forward_rate(args: argparse.Namespace, tokens: int) -> None:
+    """Tokens/s of our fp32 forward pass over the corpus's distinct texts (to layer --layer) and the fraction of
+    the machine's matrix-multiply rate on the model's own GEMM shapes (``gemm_rate``) it reaches, measured before
+    and after the pass (their mean is used)."""
     _setup(args.threads)
-    import torch
+    import os
+
     from bertscore_common import packaged_model
+    from gemm_rate import flops_per_row, gemm_rate, linear_shapes, utilisation_line
 
     from metrics._core.core_embed import embed_texts, encode_text
     from metrics._core.core_models import truncated_model
-    from metrics._core.core_onednn import OneDnnLinear
 
     predictions, references = corpus(args.systems, args.segments)
     loaded = packaged_model()
     texts = list(dict.fromkeys(references + predictions))
     ids = [encode_text(loaded.tokenizer, text) for text in texts]
     truncated = truncated_model(loaded.model, args.layer)
+    config = loaded.model.config
+    mean_length = tokens / len(ids)
+    shapes = linear_shapes(loaded.model.encoder.layer[:args.layer], max(8, round(64 * mean_length / 8) * 8))
+    flops = flops_per_row(shapes) + 4 * args.layer * config.hidden_size * mean_length
+    before = gemm_rate(shapes)
     embed_texts(loaded.model, loaded.tokenizer, ids[:64], device=loaded.device, batch_size=64, layer=args.layer,
                 truncated=truncated)  # warm-up
     start = time.perf_counter()
     embed_texts(loaded.model, loaded.tokenizer, ids, device=loaded.device, batch_size=64, layer=args.layer,
                 truncated=truncated)
     seconds = time.perf_counter() - start
-    config = loaded.model.config
-    width, inner = config.hidden_size, config.intermediate_size
-    mean_length = tokens / len(ids)
-    model_rate = tokens * encoder_flops_per_token(width, inner, args.layer, mean_length) / seconds / 1e9
-    rows = torch.randn(64 * int(mean_length), width)
-    up, down = torch.nn.Linear(width, inner), torch.nn.Linear(inner, width)
-
-    def linear_rate(first: torch.nn.Module, second: torch.nn.Module) -> float:
-        with torch.inference_mode():
-            second(first(rows))  # warm-up
-            repeats, start = 50, time.perf_counter()
-            for _ in range(repeats):
-                second(first(rows))
-        return repeats * 2 * 2 * rows.shape[0] * width * inner / (time.perf_counter() - start) / 1e9
-
-    return model_rate, linear_rate(up, down), linear_rate(OneDnnLinear(up), OneDnnLinear(down))
+    after = gemm_rate(shapes)
+    print(before.describe())
+    print(after.describe())
+    rate = (before.gflops + after.gflops) / 2
+    print(f"load average {os.getloadavg()[0]:.2f}; " + utilisation_line(
+        f"our fp32 forward pass ({len(ids)} distinct texts, padding included)", tokens / seconds, flops, rate))
 
 
 def main() -> None:
@@ -188,10 +184,7 @@ def main() -> None:
     print(f"tokens through the model (padding included): bert-score {theirs_tokens}, ours {ours_tokens}, "
           f"real {real_tokens}; ratio {theirs_tokens / ours_tokens:.2f}x (no padding at all: "
           f"{theirs_tokens / real_tokens:.2f}x)")
-    model_rate, blas_rate, onednn_rate = forward_rate(args, ours_tokens)
-    print(f"our fp32 forward pass: {model_rate:.0f} GFLOP/s; a plain fp32 linear layer of the same shapes: "
-          f"{blas_rate:.0f} GFLOP/s through PyTorch's default BLAS (what bert-score uses), {onednn_rate:.0f} GFLOP/s "
-          f"through oneDNN (what our CPU models use)")
+    forward_rate(args, ours_tokens)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ Variants timed (scoring only; the model is loaded first, and the load of the GGU
 
 Prints tokens/s (scored tokens per second of wall time), the ratio to evaluate's, the peak resident memory
 above the level before each run (sampled every 5 ms), the largest relative difference of per-text perplexities
-against evaluate's, and the model's FLOPs per token against the machine's measured fp32 matrix-multiply rate.
+against evaluate's, and each variant's FLOP rate as a fraction of the machine's matrix-multiply rate on the model's
+own GEMM shapes (``gemm_rate``: every linear layer, the output layer included, at the rows our batches give them,
+fastest kernel per shape), measured in the same run before and after the variants (their mean is used).
 --scale N repeats the texts N times for our onednn variant alone (memory must not grow with the corpus).
 
     python scripts/bench_perplexity.py [--texts 500] [--threads 2] [--evaluate-batch-size 16] [--batch-size 16]
@@ -117,32 +119,14 @@ def ours(lm: Any, predictions: list[str], batch_size: int) -> list[float]:
     return perplexity_per_text(rows)["perplexities"]
 
 
-def matmul_rate(device: Any) -> dict[str, float]:
-    """GFLOP/s of a 2048^3 fp32 torch.matmul and of a [1024 x 576] x [576 x 1536] linear (MKL and oneDNN)."""
-    import torch
+def batch_rows(tokenizer: Any, texts: list[str], batch_size: int) -> int:
+    """Rows our linear layers see per forward pass: the token-weighted mean of our batches' padded tokens."""
+    from metrics._core.core_lm_score import DEFAULT_MAX_BATCH_TOKENS
+    from metrics._core.core_lm_windows import bucket_length, window_batches
 
-    from metrics._core.core_onednn import OneDnnLinear
-
-    def rate(function: Any, flops: float) -> float:
-        function()
-        reps, start = 0, time.perf_counter()
-        while time.perf_counter() - start < 1.0:
-            function()
-            reps += 1
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-        return flops * reps / (time.perf_counter() - start) / 1e9
-
-    a = torch.randn(2048, 2048, device=device)
-    result = {"matmul_2048": rate(lambda: a @ a, 2 * 2048**3)}
-    linear = torch.nn.Linear(576, 1536, bias=False).to(device)
-    x = torch.randn(1024, 576, device=device)
-    with torch.inference_mode():
-        result["linear_mkl"] = rate(lambda: linear(x), 2 * 1024 * 576 * 1536)
-        if device.type == "cpu":
-            packed = OneDnnLinear(linear)
-            result["linear_onednn"] = rate(lambda: packed(x), 2 * 1024 * 576 * 1536)
-    return result
+    padded = [bucket_length(len(tokenizer(text, add_special_tokens=False).input_ids) + 1) for text in texts]
+    rows = [len(batch) * padded[batch[0]] for batch in window_batches(padded, batch_size, DEFAULT_MAX_BATCH_TOKENS)]
+    return max(8, round(sum(r * r for r in rows) / sum(rows) / 8) * 8)
 
 
 def flops_per_token(model: Any, mean_length: float) -> float:
@@ -235,10 +219,12 @@ def main() -> None:
     if args.invariance:
         invariance(base, texts, device)
         return
-    rates = matmul_rate(device)
+    from gemm_rate import gemm_rate, linear_shapes, utilisation_line
+
+    shapes = linear_shapes(model, batch_rows(tokenizer, texts, args.batch_size))
+    rates = [gemm_rate(shapes, device=device)]
+    print(rates[0].describe())
     fpt = flops_per_token(model, sum(lengths) / len(lengths))
-    print("matrix-multiply rates (GFLOP/s): " + ", ".join(f"{k} {v:.0f}" for k, v in rates.items())
-          + f"; model {fpt / 1e6:.0f} MFLOP per token")
 
     onednn_model = None
     if device.type == "cpu":
@@ -271,15 +257,20 @@ def main() -> None:
         extra = f", CUDA peak {memory.cuda_mib:.0f} MiB" if device.type == "cuda" else ""
         print(f"  {name:12s} {seconds:7.1f} s  {tokens / seconds:8.0f} tokens/s  peak +{memory.mib:6.0f} MiB RSS"
               f"{extra}", flush=True)
+    rates.append(gemm_rate(shapes, device=device))
+    print(rates[1].describe())
+    rate = (rates[0].gflops + rates[1].gflops) / 2
+    print(f"load average {os.getloadavg()[0]:.2f}; GEMM rate of the model's shapes (mean of the two) "
+          f"{rate:.1f} GFLOP/s")
+    for name, (seconds, _, _) in results.items():
+        print("  " + utilisation_line(name, tokens / seconds, fpt, rate))
     reference = results.get("evaluate", results.get("plain loop", next(iter(results.values()))))
     against = next(name for name, value in results.items() if value is reference)
     print(f"\nper-text perplexity, max relative difference against {against}:")
     for name, (seconds, mib, perplexities) in results.items():
         difference = max(abs(a - b) / b for a, b in zip(perplexities, reference[2], strict=True))
         ratio = reference[0] / seconds
-        utilisation = tokens / seconds * fpt / 1e9 / rates["matmul_2048"]
-        print(f"  {name:12s} speed x{ratio:5.2f}  diff {difference:.2e}  {tokens / seconds * fpt / 1e9:6.1f} GFLOP/s"
-              f" = {utilisation:5.1%} of torch.matmul's rate  peak +{mib:.0f} MiB")
+        print(f"  {name:12s} speed x{ratio:5.2f}  diff {difference:.2e}  peak +{mib:.0f} MiB")
     if args.scale:
         many = texts * args.scale
         lm_scaled = load_lm("perplexity", onednn_model, tokenizer=tokenizer) if onednn_model is not None else base

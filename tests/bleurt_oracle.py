@@ -15,15 +15,19 @@ ORACLE_SCRIPT = Path(__file__).resolve().parent / "bleurt_oracle_run.py"
 
 
 def build_checkpoint(folder: Path, training_lines: list[str], *, wordpiece: bool = False, seed: int = 0,
-                     score: list[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+                     score: list[dict[str, Any]] = (), sizes: dict[str, int] | None = None,
+                     vocab_size: int = 1000) -> list[dict[str, Any]]:
     """A tiny BLEURT-20-style checkpoint (or, with ``wordpiece``, an older BERT-wordpiece one) saved by
     bleurt-pytorch into ``folder``; then, in the same oracle run, bleurt-pytorch's results (as
-    :func:`oracle_scores`) for each request of ``score`` (dicts of references, candidates, batch_size, max_length)."""
+    :func:`oracle_scores`) for each request of ``score`` (dicts of references, candidates, batch_size, max_length).
+    ``sizes`` overrides the config's sizes (hidden_size, num_hidden_layers, ...); ``vocab_size`` is the
+    sentencepiece vocabulary's."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     text = folder.parent / f"{folder.name}-training.txt"
     text.write_text("\n".join(line for line in training_lines if line.strip()) + "\n", encoding="utf-8")
     built = run_oracle(ORACLE_SCRIPT, {"action": "build", "folder": str(folder), "training_text": str(text),
-                                       "wordpiece": wordpiece, "seed": seed, "score": list(score)})
+                                       "wordpiece": wordpiece, "seed": seed, "score": list(score),
+                                       "sizes": dict(sizes or {}), "vocab_size": vocab_size})
     return built["scored"]
 
 

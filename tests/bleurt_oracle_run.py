@@ -12,7 +12,9 @@ Actions (payload key "action"):
   (a file of lines). With payload["wordpiece"], the tokenizer is instead a `BleurtTokenizerFast` (BERT wordpiece,
   lower-cased) on a vocab.txt built from that text, like the older BLEURT checkpoints. Then, in the same run, each
   request of payload["score"] (a list of "score" payloads without "folder") is scored on the saved folder, loaded
-  back. Prints {"folder": ..., "scored": [score results]}.
+  back. payload["sizes"] (optional) overrides the model's sizes (e.g. BLEURT-20's: hidden_size, num_hidden_layers,
+  num_attention_heads, intermediate_size, embedding_size) for benchmarks of a realistic architecture with random
+  weights. Prints {"folder": ..., "scored": [score results]}.
 - "score": load payload["folder"] with `BleurtForSequenceClassification` and `BleurtTokenizer` and score the
   pairs payload["references"][i], payload["candidates"][i] as bleurt-pytorch's README does, payload["batch_size"]
   pairs at a time in the given order: `tokenizer(references, candidates, padding='longest', return_tensors='pt')`,
@@ -76,6 +78,8 @@ def build(payload: dict) -> dict:
         pad_token_id=tokenizer.pad_token_id,
         initializer_range=0.2,  # larger than BERT's 0.02, so that scores depend visibly on every token
     )
+    for name, value in payload.get("sizes", {}).items():
+        setattr(config, name, value)
     torch.manual_seed(payload.get("seed", 0))
     model = BleurtForSequenceClassification(config)
     with torch.no_grad():

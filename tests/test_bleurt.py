@@ -367,3 +367,82 @@ def test_command_line_scorer_and_comparison_report_with_a_checkpoint(bleurt, che
         mean = bleurt.compute(predictions=outputs, references=[g[0] for _, g in examples],
                               checkpoint=str(checkpoint))["mean_score"]
         assert report.cell(headline, system).score == pytest.approx(mean, abs=1e-9)
+
+
+# The pickle imports the Hub's scanner lists for lucadiliello/BLEURT-20's pytorch_model.bin (and every other
+# bleurt-pytorch checkpoint): https://huggingface.co/lucadiliello/BLEURT-20/tree/main
+RELEASED_PICKLE_IMPORTS = {"collections.OrderedDict", "torch._utils._rebuild_tensor_v2", "torch.FloatStorage",
+                           "torch.LongStorage"}
+
+
+def _pickle_imports(path: Path) -> set[str]:
+    """The globals a torch.save file's pickle names (GLOBAL opcodes of its data.pkl)."""
+    import pickletools
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        data = archive.read(next(name for name in archive.namelist() if name.endswith("data.pkl")))
+    return {arg.replace(" ", ".") for opcode, arg, _ in pickletools.genops(data) if opcode.name == "GLOBAL"}
+
+
+def _copy_tokenizer(checkpoint: Path, folder: Path) -> None:
+    folder.mkdir()
+    for name in ("config.json", "spm.model", "tokenizer_config.json", "special_tokens_map.json"):
+        if (checkpoint / name).is_file():
+            shutil.copy(checkpoint / name, folder)
+
+
+def test_released_pytorch_model_bin_layout_loads(bleurt, checkpoint, corpus, expected, tmp_path) -> None:
+    """Issue 34.3: BLEURT-20 is released as config.json, pytorch_model.bin (2.3 GB; pickle imports OrderedDict,
+    _rebuild_tensor_v2, FloatStorage, LongStorage: a state dict of float tensors and one int64 tensor, the
+    position ids buffer), spm.model and the tokenizer's JSON files, with no safetensors. A file of exactly that
+    structure, written by torch.save from bleurt-pytorch's own weights, loads through torch.load(weights_only=True)
+    and scores exactly as the safetensors checkpoint does (bleurt-pytorch's scores)."""
+    import collections
+
+    import torch
+    from safetensors.torch import load_file
+
+    state = collections.OrderedDict(load_file(str(checkpoint / "model.safetensors")))
+    state.setdefault("bleurt.embeddings.position_ids", torch.arange(512).expand((1, -1)).contiguous())
+    folder = tmp_path / "released-layout"
+    _copy_tokenizer(checkpoint, folder)
+    torch.save(state, folder / "pytorch_model.bin")
+    assert _pickle_imports(folder / "pytorch_model.bin") == RELEASED_PICKLE_IMPORTS
+    predictions = [prediction for prediction, _ in corpus[:40]]
+    references = [group for _, group in corpus[:40]]
+    scores = bleurt.compute(predictions=predictions, references=references, checkpoint=str(folder))["scores"]
+    assert scores == pytest.approx(expected[:40], abs=TOLERANCE)
+
+
+class _RunsCode:
+    """Unpickled with full pickle, this would call os.makedirs(path): code in a weights file."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self):
+        import os
+
+        return (os.makedirs, (self.path,))
+
+
+def test_pickled_code_in_pytorch_model_bin_is_refused(bleurt, checkpoint, tmp_path) -> None:
+    """Issue 34.3: a pytorch_model.bin whose pickle holds a callable besides the tensors is refused with a
+    ValueError naming the file, and the callable never runs."""
+    import collections
+
+    import torch
+    from safetensors.torch import load_file
+
+    state = collections.OrderedDict(load_file(str(checkpoint / "model.safetensors")))
+    marker = tmp_path / "code-ran"
+    state["bleurt.embeddings.position_ids"] = _RunsCode(str(marker))
+    folder = tmp_path / "pickled-code"
+    _copy_tokenizer(checkpoint, folder)
+    torch.save(state, folder / "pytorch_model.bin")
+    assert "os.makedirs" in _pickle_imports(folder / "pytorch_model.bin")
+    with pytest.raises(ValueError, match=r"pytorch_model\.bin holds objects other than tensors, which are never "
+                                         r"unpickled"):
+        bleurt.compute(predictions=["a"], references=["a"], checkpoint=str(folder))
+    assert not marker.exists()

@@ -47,3 +47,50 @@ def test_loaded_cpu_models_use_onednn_in_fp32_only() -> None:
     assert not any(type(module) is torch.nn.Linear for module in fp32.model.encoder.modules())
     assert type(bf16.model.encoder.layer[0].intermediate.dense) is torch.nn.Linear
     clear_model_cache()
+
+
+@pytest.mark.parametrize("activation", ["silu", "gelu"])
+def test_gated_feed_forward_blocks_run_fused_where_they_are_silu_ones(activation: str) -> None:
+    """transformers' LlamaMLP, down(act(gate(x)) * up(x)): with SiLU its activation and product run inside
+    oneDNN's matrix multiplies, with the same result up to float rounding; with another activation it is left as a
+    block of oneDNN linear layers."""
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaMLP
+
+    from metrics._core.core_onednn import OneDnnGatedMlp
+
+    torch.manual_seed(0)
+    config = LlamaConfig(hidden_size=48, intermediate_size=136, num_attention_heads=4, num_key_value_heads=4,
+                         hidden_act=activation)
+    model = torch.nn.Sequential(LlamaMLP(config))
+    inputs = torch.randn(3, 9, 48)
+    with torch.inference_mode():
+        expected = model(inputs)
+        assert use_onednn_linears(model, torch.device("cpu"), torch.float32) == 3
+        actual = model(inputs)
+    assert isinstance(model[0], OneDnnGatedMlp) == (activation == "silu")
+    assert torch.allclose(actual, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("family", ["Bert", "XLMRoberta"])
+def test_bert_family_blocks_run_fused(family: str) -> None:
+    """BERT and XLM-R (COMET's encoder): the feed-forward GELU and the residual sums before the LayerNorms run
+    inside oneDNN's matrix multiplies; the encoder's output is that of nn.Linear up to float rounding."""
+    import transformers
+
+    from metrics._core.core_onednn import OneDnnDenseGelu, OneDnnDenseResidualNorm
+
+    torch.manual_seed(0)
+    config = getattr(transformers, f"{family}Config")(hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                                                       intermediate_size=128, vocab_size=100)
+    model = getattr(transformers, f"{family}Model")(config).eval()
+    ids = torch.randint(5, 100, (3, 17))
+    mask = torch.ones_like(ids)
+    mask[0, 10:] = 0
+    with torch.inference_mode():
+        expected = model(input_ids=ids, attention_mask=mask).last_hidden_state
+        use_onednn_linears(model, torch.device("cpu"), torch.float32)
+        actual = model(input_ids=ids, attention_mask=mask).last_hidden_state
+    kinds = [type(module) for module in model.modules()]
+    assert kinds.count(OneDnnDenseGelu) == 2 and kinds.count(OneDnnDenseResidualNorm) == 4
+    assert torch.allclose(actual, expected, rtol=1e-5, atol=1e-5)

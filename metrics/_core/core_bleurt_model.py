@@ -6,7 +6,8 @@ absolute position, then LayerNorm) may be narrower than the encoder (``embedding
 first ([CLS]) token followed by a linear layer to one output, the score. The layers are post-LayerNorm BERT layers
 (self-attention, dense, residual LayerNorm; feed-forward, dense, residual LayerNorm). Dropout is inactive at
 inference and left out. Weights are read from the checkpoint's safetensors (or, for older checkpoints,
-``pytorch_model.bin`` with ``torch.load(weights_only=True)``) and checked key by key: a checkpoint missing a weight
+``pytorch_model.bin``, as the released BLEURT-20 holds, with ``torch.load(weights_only=True)``, which refuses any
+pickled object but tensors and their containers) and checked key by key: a checkpoint missing a weight
 or holding one this model does not use is rejected, never loaded in part.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -200,7 +202,13 @@ def read_state_dict(folder: Path) -> dict[str, torch.Tensor]:
 
             state.update(load_file(str(path), device="cpu"))
         else:
-            state.update(torch.load(str(path), map_location="cpu", weights_only=True))
+            try:  # the released BLEURT-20 file is a pickled OrderedDict of tensors: nothing else is unpickled
+                state.update(torch.load(str(path), map_location="cpu", weights_only=True))
+            except pickle.UnpicklingError as error:
+                reason = str(error).strip().splitlines()[0]
+                raise ValueError(f"{path.name} holds objects other than tensors, which are never unpickled "
+                                 f"(torch.load(weights_only=True) reads a state dict of tensors only): "
+                                 f"{reason}") from None
     renamed = {}
     for key, value in state.items():
         if key.endswith("LayerNorm.gamma"):
