@@ -1,16 +1,24 @@
 #!/usr/bin/env python3
 """Benchmark: our comet module against unbabel-comet 2.2.7's `predict` on the CPU, same checkpoint, one run.
 
-unbabel-comet (in `.venv-oracles`, built by `scripts/setup-env tests`) builds a COMET-DA checkpoint on a randomly
-initialised XLM-R encoder (--hidden-size, --layers; the tests' tiny model by default) and times its `predict` on
---segments WMT17 en-de examples (a system's outputs and the reference; English CNN/DailyMail sentences stand in for
-the sources, which ../shared/data lacks) with batch sizes 16 (its default) and 64; our module scores the same
-examples end to end through `evaluate.load(...).compute` (the model loaded by a warm-up call first, as
-unbabel-comet's is before `predict`). A second case scores --systems systems on the same segments, so sources and
-references repeat as they do when systems are compared. Prints the times, the ratio (the faster unbabel-comet run
-/ ours) and the largest per-example difference.
+unbabel-comet (in `.venv-oracles`, built by `scripts/setup-env tests`) builds a checkpoint of --model (`da`: a
+COMET-DA regression model; `kiwi`: a CometKiwi-style unified model, source only; `xcomet`: XCOMET, with references)
+on a randomly initialised XLM-R encoder of the given shape (--hidden-size, --layers, --heads, --intermediate-size;
+the tests' tiny model by default; XLM-R large is 1024, 24, 16, 4096) and times its `predict` on --segments WMT17
+en-de examples (a system's outputs and the reference; English CNN/DailyMail sentences stand in for the sources,
+which ../shared/data lacks) with each of --batch-sizes; our module scores the same examples end to end through
+`evaluate.load(...).compute` (the model loaded by a warm-up call first, as unbabel-comet's is before `predict`).
+Runs alternate (theirs, ours) --repeats times; medians. The cases: 1 system, and --systems systems on the same
+segments, so sources and references repeat as they do when systems are compared (de-duplication pays).
 
-    python scripts/bench_comet.py [--segments 3000] [--systems 4] [--hidden-size 32] [--layers 2] [--repeats 3]
+Prints the times, tokens per second (the tokens of every sample's encoder inputs, what unbabel-comet encodes; the
+same count for both sides; ours encodes only the distinct ones, counted apart), the ratio (the faster unbabel-comet
+run / ours), the largest per-example difference, the load average, the share of the machine's GEMM rate reached
+(scripts/gemm_rate.py) and the times extrapolated linearly to --extrapolate-to segments (same systems). The
+tokenizer is trained on 1000 WMT17 sentences (1000 pieces), so texts are longer in tokens than with XLM-R's own.
+
+    python scripts/bench_comet.py [--model da] [--segments 3000] [--systems 4] [--hidden-size 32] [--layers 2]
+        [--heads 4] [--intermediate-size 0] [--repeats 3] [--batch-sizes 16,64] [--cases 1,N]
 """
 
 from __future__ import annotations
@@ -55,46 +63,117 @@ def examples(segments: int, systems: int) -> dict[str, list[str]]:
     return corpus
 
 
+# what each --model builds: unbabel-comet's class identifier, its hyper-parameters given the encoder width, and whether
+# its samples carry references
+MODELS = {
+    "da": ("regression_metric", lambda width: {"hidden_sizes": [4 * width, width],
+                                               "layer_transformation": "sparsemax"}, True),
+    "kiwi": ("unified_metric", lambda width: {"input_segments": ["mt", "src"], "hidden_sizes": [4 * width, width],
+                                              "word_level_training": False}, False),
+    "xcomet": ("xcomet_metric", lambda width: {"encoder_model": "XLM-RoBERTa", "hidden_sizes": [4 * width, width],
+                                               "word_layer": 1}, True),
+}
+
+
+def sample_tokens(tokenizer, identifier: str, samples: list[dict[str, str]]) -> tuple[int, int]:
+    """The tokens unbabel-comet's encoder reads for the samples (each text alone for regression models, each joined
+    input for unified models), and the tokens of the distinct texts or joined inputs among them (what ours reads)."""
+    from metrics._core.core_comet_joint import sample_inputs
+
+    texts = sorted({text for sample in samples for text in sample.values()})
+    lengths = dict(zip(texts, (len(ids) for ids in tokenizer(texts, truncation=True, max_length=510)["input_ids"])))
+    if identifier == "regression_metric":
+        return sum(lengths[text] for sample in samples for text in sample.values()), sum(lengths.values())
+    segments = ("src", "ref") if identifier == "xcomet_metric" else ("src",)
+    inputs = [joined for sample in samples
+              for joined in sample_inputs(segments, sample["src"], sample["mt"], sample.get("ref"))]
+
+    def length(joined: tuple[str, ...]) -> int:
+        return min(512, sum(lengths[text] for text in joined) + 2 * (len(joined) - 1))
+
+    return sum(map(length, inputs)), sum(map(length, set(inputs)))
+
+
+def gemm_line(args, tokens_per_second: dict[str, float], mean_length: float) -> list[str]:
+    """The share of the machine's GEMM rate (on the encoder's shapes, batch 16) each side reaches."""
+    from gemm_rate import gemm_rate, utilisation_line
+    from model_flops import encoder_flops_per_token
+
+    width, inner = args.hidden_size, args.intermediate_size or 2 * args.hidden_size
+    rows = int(16 * mean_length)
+    shapes = [(rows, width, width)] * 4 * args.layers + [(rows, width, inner), (rows, inner, width)] * args.layers
+    rate = gemm_rate(shapes)
+    flops = encoder_flops_per_token(width, inner, args.layers, mean_length)
+    return [rate.describe()] + [utilisation_line(name, value, flops, rate) for name, value in tokens_per_second.items()]
+
+
 def main() -> None:
-    args = project.bench_parser(__doc__, segments=3000, systems=4, hidden_size=32, layers=2, repeats=3).parse_args()
+    parser = project.bench_parser(__doc__, segments=3000, systems=4, hidden_size=32, layers=2, heads=4,
+                                  intermediate_size=0, repeats=3, extrapolate_to=3000)
+    parser.add_argument("--model", choices=sorted(MODELS), default="da")
+    parser.add_argument("--batch-sizes", default="16,64")
+    parser.add_argument("--cases", default="1,N", help="1 (one system), N (--systems systems), or both")
+    args = parser.parse_args()
     if not ORACLE_PYTHON.is_file():
         raise SystemExit(f"{ORACLE_PYTHON} is missing: run `bash scripts/setup-env tests`")
     os.environ.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     import evaluate
+    import torch
+    import transformers
 
+    identifier, hparams, with_references = MODELS[args.model]
     folder = Path(tempfile.mkdtemp(prefix="bench-comet-"))
     texts = project.read_lines(DATA / "wmt17-en-de" / "newstest2017.ref.de")[:1000]
     oracle({"action": "steps", "steps": [
         {"action": "encoder", "folder": str(folder / "encoder"), "encoder_model": "XLM-RoBERTa", "texts": texts,
-         "hidden_size": args.hidden_size, "layers": args.layers},
+         "hidden_size": args.hidden_size, "layers": args.layers, "heads": args.heads,
+         "intermediate_size": args.intermediate_size},
         {"action": "build", "folder": str(folder / "model"), "encoder": str(folder / "encoder"),
-         "class_identifier": "regression_metric", "seed": 0,
-         "hparams": {"hidden_sizes": [4 * args.hidden_size, args.hidden_size], "layer_transformation": "sparsemax"}},
+         "class_identifier": identifier, "seed": 0, "hparams": hparams(args.hidden_size)},
     ]})
+    tokenizer = transformers.PreTrainedTokenizerFast.from_pretrained(str(folder / "encoder"))
     comet = evaluate.load(str(ROOT / "metrics" / "comet"), str(folder / "model"))
-    comet.compute(sources=["warm"], predictions=["up"], references=["call"])
-    print(f"checkpoint: XLM-R hidden {args.hidden_size}, {args.layers} layers; torch threads "
-          f"{__import__('torch').get_num_threads()}; {args.repeats} runs each, medians")
-    for label, corpus in (("1 system", examples(args.segments, 1)),
-                          (f"{args.systems} systems", examples(args.segments, args.systems))):
-        samples = [{"src": s, "mt": p, "ref": r} for s, p, r in
-                   zip(corpus["sources"], corpus["predictions"], corpus["references"])]
-        theirs = {}
-        for batch_size in (16, 64):
-            result = oracle({"action": "predict", "checkpoint": str(folder / "model" / "checkpoints" / "model.ckpt"),
-                             "sample_sets": [samples] * args.repeats, "batch_size": batch_size})["results"]
-            theirs[batch_size] = (statistics.median(run["seconds"] for run in result), result[0]["scores"])
-        times = []
+    comet.compute(sources=["warm"], predictions=["up"], **({"references": ["call"]} if with_references else {}))
+    load = os.getloadavg()
+    print(f"model {args.model} ({identifier}) on XLM-R hidden {args.hidden_size}, {args.layers} layers, "
+          f"{args.heads} heads, inner {args.intermediate_size or 2 * args.hidden_size}; torch threads "
+          f"{torch.get_num_threads()}; {args.repeats} alternating runs each, medians; load average "
+          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    cases = [("1 system", 1) if case == "1" else (f"{args.systems} systems", args.systems)
+             for case in args.cases.split(",")]
+    for label, systems in cases:
+        corpus = examples(args.segments, systems)
+        if not with_references:
+            corpus.pop("references")
+        keys = ("src", "mt", "ref") if with_references else ("src", "mt")
+        samples = [dict(zip(keys, texts)) for texts in zip(*corpus.values())]
+        tokens, distinct = sample_tokens(tokenizer, identifier, samples)
+        theirs: dict[int, list[float]] = {}
+        reference_scores: list[float] = []
+        ours_times: list[float] = []
         for _ in range(args.repeats):
+            for batch_size in map(int, args.batch_sizes.split(",")):
+                run = oracle({"action": "predict", "checkpoint": str(folder / "model" / "checkpoints" / "model.ckpt"),
+                              "sample_sets": [samples], "batch_size": batch_size})["results"][0]
+                theirs.setdefault(batch_size, []).append(run["seconds"])
+                reference_scores = reference_scores or run["scores"]
             start = time.perf_counter()
             ours = comet.compute(**corpus)["scores"]
-            times.append(time.perf_counter() - start)
-        ours_time = statistics.median(times)
-        best = min(seconds for seconds, _ in theirs.values())
-        difference = max(abs(a - b) for a, b in zip(ours, theirs[16][1]))
-        print(f"{label} x {args.segments} segments ({len(samples)} examples): unbabel-comet predict "
-              f"{theirs[16][0]:.2f} s (batch 16), {theirs[64][0]:.2f} s (batch 64); ours {ours_time:.2f} s; "
-              f"ratio {best / ours_time:.2f}x; max |difference| {difference:.2e}")
+            ours_times.append(time.perf_counter() - start)
+        medians = {batch_size: statistics.median(times) for batch_size, times in theirs.items()}
+        best, ours_time = min(medians.values()), statistics.median(ours_times)
+        difference = max(abs(a - b) for a, b in zip(ours, reference_scores))
+        scale = args.extrapolate_to / args.segments
+        print(f"{label} x {args.segments} segments ({len(samples)} samples, {tokens:,} sample tokens, {distinct:,} "
+              f"distinct): unbabel-comet "
+              + ", ".join(f"{seconds:.2f} s (batch {size})" for size, seconds in medians.items())
+              + f"; ours {ours_time:.2f} s; ratio {best / ours_time:.2f}x; tokens/s theirs {tokens / best:,.0f}, ours "
+              f"{tokens / ours_time:,.0f}; max |difference| {difference:.2e}; extrapolated to {args.extrapolate_to} "
+              f"segments: theirs {best * scale / 60:.1f} min, ours {ours_time * scale / 60:.1f} min")
+        for line in gemm_line(args, {"unbabel-comet": tokens / best, "ours (distinct tokens)": distinct / ours_time},
+                              tokens / len(samples) / (3 if identifier != "unified_metric" else 1)):
+            print("  " + line)
+    print(f"load average after: {' '.join(f'{value:.2f}' for value in os.getloadavg())}")
     sys.stdout.flush()
 
 

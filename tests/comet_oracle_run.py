@@ -1,13 +1,18 @@
 """unbabel-comet as the oracle of the comet module; runs in the oracle environment (tests/learned_oracle.py).
 
 Payload actions (JSON on standard input, JSON result on the last line of standard output):
-- ``encoder``: a tiny randomly initialised encoder folder (config.json and a tokenizer trained offline on the
-  given texts) for an encoder family ("XLM-RoBERTa", "XLM-RoBERTa-XL" or "BERT");
+- ``encoder``: a randomly initialised encoder folder (config.json and a tokenizer trained offline on the given
+  texts) for an encoder family ("XLM-RoBERTa", "XLM-RoBERTa-XL" or "BERT"), tiny unless ``hidden_size``,
+  ``layers``, ``heads`` and ``intermediate_size`` say otherwise;
 - ``build``: a COMET model of ``class_identifier`` on that encoder, its weights drawn from ``seed`` (the layer-mix
-  weights too, so that every layer matters), saved as unbabel-comet saves it: ``checkpoints/model.ckpt`` and
+  weights too, so that every layer matters; a word tagger made confident, "O" favoured, so that error spans open
+  and close; optionally the estimator's last bias set to ``final_bias``), saved as unbabel-comet saves it: ``checkpoints/model.ckpt`` and
   ``hparams.yaml``;
 - ``predict``: unbabel-comet's ``load_from_checkpoint`` and ``predict`` on the samples: per-sample scores, the
-  system score and the seconds ``predict`` took;
+  system score, the seconds ``predict`` took and the entries of its ``metadata`` named by ``metadata`` (e.g.
+  XCOMET's ``error_spans``);
+- ``train``: one training step of a regression model with ``comet-train``'s callbacks, and the checkpoint
+  pytorch-lightning writes (its entries' names);
 - ``steps``: several of these in one process.
 """
 
@@ -33,6 +38,8 @@ def build_encoder(payload: dict[str, Any]) -> dict[str, Any]:
     texts = payload["texts"]
     size = payload.get("hidden_size", 32)
     layers = payload.get("layers", 2)
+    heads = payload.get("heads", 4)
+    inner = payload.get("intermediate_size") or 2 * size
     if family == "BERT":
         trainer = BertWordPieceTokenizer(lowercase=False)
         trainer.train_from_iterator(texts, vocab_size=800, show_progress=False)
@@ -40,13 +47,13 @@ def build_encoder(payload: dict[str, Any]) -> dict[str, Any]:
         trainer.save_model(str(folder))
         tokenizer = transformers.BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), do_lower_case=False)
         config = transformers.BertConfig(vocab_size=len(tokenizer), hidden_size=size, num_hidden_layers=layers,
-                                         num_attention_heads=4, intermediate_size=2 * size,
+                                         num_attention_heads=heads, intermediate_size=inner,
                                          max_position_embeddings=payload.get("max_positions", 512))
     else:
         tokenizer = xlmr_tokenizer(texts, vocab_size=1000)
         config_class = transformers.XLMRobertaXLConfig if family == "XLM-RoBERTa-XL" else transformers.XLMRobertaConfig
         config = config_class(vocab_size=len(tokenizer), hidden_size=size, num_hidden_layers=layers,
-                              num_attention_heads=4, intermediate_size=2 * size,
+                              num_attention_heads=heads, intermediate_size=inner,
                               max_position_embeddings=payload.get("max_positions", 514), pad_token_id=1,
                               bos_token_id=0, eos_token_id=2, type_vocab_size=1)
     tokenizer.save_pretrained(folder)
@@ -71,6 +78,12 @@ def build_model(payload: dict[str, Any]) -> dict[str, Any]:
             for parameter in model.layerwise_attention.scalar_parameters:
                 parameter.normal_()
             model.layerwise_attention.gamma.fill_(1.3)
+        tagger = getattr(model, "hidden2tag", None)
+        if tagger is not None:  # confident tags, "O" the likeliest, so that spans open and close
+            tagger.weight.mul_(payload.get("tag_scale", 4.0))
+            tagger.bias[0] += payload.get("tag_bias", 1.0)
+        if "final_bias" in payload:  # XCOMET caps regression scores at 1: move some above it
+            model.estimator.ff[-1].bias.fill_(payload["final_bias"])
     folder = Path(payload["folder"])
     (folder / "checkpoints").mkdir(parents=True, exist_ok=True)
     hyper = dict(model.hparams)
@@ -90,9 +103,51 @@ def predict(payload: dict[str, Any]) -> dict[str, Any]:
         start = time.perf_counter()
         output = model.predict(samples, batch_size=payload.get("batch_size", 16), gpus=0, progress_bar=False,
                                num_workers=0)
-        results.append({"scores": list(output.scores), "system_score": output.system_score,
-                        "seconds": time.perf_counter() - start})
+        seconds = time.perf_counter() - start
+        metadata = dict(output.metadata) if "metadata" in output else {}
+        results.append({"scores": list(output.scores), "system_score": output.system_score, "seconds": seconds,
+                        "metadata": {key: metadata[key] for key in payload.get("metadata", []) if key in metadata}})
     return {"results": results}
+
+
+def train(payload: dict[str, Any]) -> dict[str, Any]:
+    """One training step of a regression model with unbabel-comet's own trainer set-up (``comet-train``'s
+    callbacks: EarlyStopping, ModelCheckpoint, LearningRateMonitor), and the checkpoint pytorch-lightning writes:
+    the structure of a checkpoint saved by training, non-tensor entries included."""
+    import csv
+
+    from comet.models import str2model
+    from pytorch_lightning import Trainer
+    from pytorch_lightning.callbacks import EarlyStopping, LearningRateMonitor, ModelCheckpoint
+    from pytorch_lightning.loggers import CSVLogger
+
+    folder = Path(payload["folder"])
+    folder.mkdir(parents=True, exist_ok=True)
+    data = folder / "data.csv"
+    with data.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["src", "mt", "ref", "score"])
+        for index, text in enumerate(payload["texts"]):
+            writer.writerow([text, text[::-1], text, index % 3 / 2])
+    torch.manual_seed(0)
+    model = str2model["regression_metric"](pretrained_model=payload["encoder"], load_pretrained_weights=False,
+                                           local_files_only=True, train_data=[str(data)],
+                                           validation_data=[str(data)], batch_size=2, nr_frozen_epochs=0.0,
+                                           hidden_sizes=[8], warmup_steps=1)
+    callbacks = [EarlyStopping(monitor="train_loss", mode="min", patience=1),
+                 ModelCheckpoint(dirpath=str(folder / "checkpoints"), filename="model", monitor="train_loss",
+                                 mode="min", save_top_k=1),
+                 LearningRateMonitor(logging_interval="step")]
+    trainer = Trainer(max_steps=1, callbacks=callbacks, accelerator="cpu", logger=CSVLogger(str(folder)),
+                      enable_progress_bar=False,
+                      limit_val_batches=1, num_sanity_val_steps=0, enable_model_summary=False)
+    trainer.fit(model)
+    checkpoint = folder / "checkpoints" / "model.ckpt"
+    if not checkpoint.is_file():
+        trainer.save_checkpoint(str(checkpoint))
+    content = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    return {"checkpoint": str(checkpoint), "keys": sorted(content),
+            "callbacks": sorted(content.get("callbacks", {})), "hparams_type": type(content["hyper_parameters"]).__module__}
 
 
 def steps(payload: dict[str, Any]) -> list[Any]:
@@ -100,7 +155,7 @@ def steps(payload: dict[str, Any]) -> list[Any]:
     return [ACTIONS[step["action"]](step) for step in payload["steps"]]
 
 
-ACTIONS = {"encoder": build_encoder, "build": build_model, "predict": predict, "steps": steps}
+ACTIONS = {"encoder": build_encoder, "build": build_model, "predict": predict, "train": train, "steps": steps}
 
 if __name__ == "__main__":
     import logging

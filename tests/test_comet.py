@@ -232,10 +232,10 @@ def test_missing_and_incomplete_folders(comet, tmp_path, checkpoints) -> None:
 
 
 def test_other_architectures_are_refused(comet, tmp_path, checkpoints) -> None:
-    unified = copy_model(checkpoints["da_xlmr"], tmp_path / "kiwi")
-    (unified / "hparams.yaml").write_text("class_identifier: unified_metric\n")
-    with pytest.raises(ValueError, match=r"'unified_metric' model; .*not ranking, unified \(COMETKiwi\) or XCOMET"):
-        comet.compute(sources=["a"], predictions=["b"], checkpoint=str(unified))
+    ranking = copy_model(checkpoints["da_xlmr"], tmp_path / "ranking")
+    (ranking / "hparams.yaml").write_text("class_identifier: ranking_metric\n")
+    with pytest.raises(ValueError, match=r"'ranking_metric' model; .*CometKiwi, XCOMET\), not ranking models"):
+        comet.compute(sources=["a"], predictions=["b"], checkpoint=str(ranking))
     # hparams.yaml says BERT, the weights are XLM-R's
     mismatched = copy_model(checkpoints["da_xlmr"], tmp_path / "mismatched")
     text = (mismatched / "hparams.yaml").read_text().replace("encoder_model: XLM-RoBERTa", "encoder_model: BERT")

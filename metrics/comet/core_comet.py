@@ -21,7 +21,9 @@ from typing import Any
 import torch
 
 from .core_comet_checkpoint import CometCheckpoint, read_weights
+from .core_comet_joint import JointResult, joint_scores
 from .core_comet_model import CometEstimator, build_estimator
+from .core_comet_unified import UnifiedModel, build_unified
 from .core_devices import run_halving
 from .core_embed import length_batches, pad_ids
 from .core_models import offline_model_folder
@@ -36,7 +38,7 @@ class LoadedComet:
     """A checkpoint's model and tokenizer on one device."""
 
     checkpoint: CometCheckpoint
-    model: CometEstimator
+    model: CometEstimator | UnifiedModel
     tokenizer: Any
     device: torch.device
     max_length: int
@@ -72,7 +74,10 @@ def load_comet(metric: str, checkpoint: CometCheckpoint, encoder: Path, *, devic
             return _LOADED.models[key]
         state, hparams = read_weights(metric, checkpoint)
         try:
-            model, tokenizer = build_estimator(state, hparams, encoder, checkpoint.needs_references)
+            if checkpoint.is_unified:
+                model, tokenizer = build_unified(state, checkpoint.class_identifier, hparams, encoder)
+            else:
+                model, tokenizer = build_estimator(state, hparams, encoder, checkpoint.needs_references)
         except (OSError, ValueError, KeyError) as error:
             raise ValueError(f"{metric}: could not build COMET model {checkpoint.name!r} on encoder {str(encoder)!r}: "
                              f"{error}") from error
@@ -114,15 +119,20 @@ def _embed(loaded: LoadedComet, texts: Sequence[str], batch_size: int,
 
 def comet_scores(loaded: LoadedComet, sources: Sequence[str], predictions: Sequence[str],
                  references: Sequence[Sequence[str]], *, batch_size: int, reduction: str = "mean",
-                 chunk_size: int = 8192, progress: Callable[[int], None] | None = None) -> list[float]:
-    """One score per example; with several references, the ``reduction`` ('mean' or 'max') of its scores
-    against each."""
-    scores: list[float] = []
+                 chunk_size: int = 8192, progress: Callable[[int], None] | None = None) -> list[JointResult]:
+    """One score per example (with the translation's error spans where the model tags words); with several
+    references, the ``reduction`` ('mean' or 'max') of its scores against each."""
+    results: list[JointResult] = []
     for start in range(0, len(predictions), chunk_size):
         end = start + chunk_size
-        scores.extend(_chunk_scores(loaded, sources[start:end], predictions[start:end], references[start:end],
-                                    batch_size, reduction, progress))
-    return scores
+        part = (sources[start:end], predictions[start:end], references[start:end])
+        if isinstance(loaded.model, UnifiedModel):
+            results.extend(joint_scores(loaded.model, loaded.tokenizer, loaded.device, loaded.max_length, *part,
+                                        batch_size=batch_size, reduction=reduction, progress=progress))
+        else:
+            results.extend(JointResult(score, None)
+                           for score in _chunk_scores(loaded, *part, batch_size, reduction, progress))
+    return results
 
 
 def _chunk_scores(loaded: LoadedComet, sources: Sequence[str], predictions: Sequence[str],

@@ -26,9 +26,11 @@ LAYOUT = (
     "(or the path of that model.ckpt, or the name of such a model already in the local Hugging Face cache, "
     "e.g. 'Unbabel/wmt22-comet-da')"
 )
-# unbabel-comet's class identifiers (hparams.yaml) this module implements, and what each estimator reads.
+# unbabel-comet's class identifiers (hparams.yaml) this module implements, and what each model reads.
 ESTIMATORS = {"regression_metric": "reference-based", "referenceless_regression_metric": "reference-free"}
-_OTHER_MODELS = ("ranking_metric", "unified_metric", "xcomet_metric")
+# ... and the multitask models that encode the translation joined with its source and/or reference.
+UNIFIED = ("unified_metric", "xcomet_metric")
+_OTHER_MODELS = ("ranking_metric",)
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,35 @@ class CometCheckpoint:
         return self.hparams["class_identifier"]
 
     @property
+    def is_unified(self) -> bool:
+        """A multitask model (CometKiwi, XCOMET): one encoder pass over the joined segments."""
+        return self.class_identifier in UNIFIED
+
+    @property
+    def segments(self) -> tuple[str, ...]:
+        """The segments the model reads besides the translation, as unbabel-comet selects them."""
+        if self.class_identifier == "xcomet_metric":
+            return ("src", "ref")
+        if self.is_unified:
+            return tuple(segment for segment in self.hparams.get("input_segments", ("mt", "src", "ref"))
+                         if segment != "mt")
+        return ("src", "ref") if self.class_identifier == "regression_metric" else ("src",)
+
+    @property
     def needs_references(self) -> bool:
-        return self.class_identifier == "regression_metric"
+        """Whether every example needs a reference (unified models without the source need one too)."""
+        return self.class_identifier == "regression_metric" or self.segments == ("ref",)
+
+    @property
+    def takes_references(self) -> bool:
+        return "ref" in self.segments
+
+    @property
+    def tags_words(self) -> bool:
+        """Whether the model tags the translation's tokens with error severities (XCOMET; CometKiwi models trained
+        with word-level tags), so that its results carry error spans."""
+        return self.class_identifier == "xcomet_metric" or (
+            self.is_unified and bool(self.hparams.get("word_level_training", False)))
 
     @property
     def encoder_name(self) -> str:
@@ -106,12 +135,12 @@ def _read_hparams(metric: str, file: Path) -> dict[str, Any]:
     if identifier in _OTHER_MODELS:
         raise ValueError(
             f"{metric}: {file} describes a {identifier!r} model; this module implements unbabel-comet's "
-            f"{' and '.join(map(repr, ESTIMATORS))} models (COMET-DA and COMET-QE estimators), not ranking, "
-            f"unified (COMETKiwi) or XCOMET models"
+            f"{', '.join(map(repr, [*ESTIMATORS, *UNIFIED]))} models (COMET-DA, COMET-QE, CometKiwi, XCOMET), "
+            f"not ranking models"
         )
-    if identifier not in ESTIMATORS:
+    if identifier not in ESTIMATORS and identifier not in UNIFIED:
         raise ValueError(f"{metric}: {file} has the unknown `class_identifier` {identifier!r}; expected one of "
-                         f"{', '.join(map(repr, ESTIMATORS))}")
+                         f"{', '.join(map(repr, [*ESTIMATORS, *UNIFIED]))}")
     return hparams
 
 
@@ -121,8 +150,21 @@ def _lightning_dict(module: str) -> type:
     return type("AttributeDict", (dict,), {"__module__": module})
 
 
-_LIGHTNING_GLOBALS = [_lightning_dict(module) for module in (
-    "pytorch_lightning.utilities.parsing", "lightning_fabric.utilities.data", "lightning.fabric.utilities.data")]
+def _lightning_callback(module: str, name: str) -> type:
+    """A stand-in for a pytorch-lightning callback class: before pytorch-lightning 1.5 a checkpoint keyed each
+    callback's state by the callback's class (a reference, never called), e.g. ``ModelCheckpoint``."""
+    return type(name, (), {"__module__": module})
+
+
+# What a pytorch-lightning checkpoint of unbabel-comet may hold besides tensors, containers, strings and numbers
+# (see the metric card, "Checkpoint files"): AttributeDict hyper-parameters, and the classes of comet-train's
+# stateful callbacks as keys of their states (pytorch-lightning < 1.5).
+_LIGHTNING_GLOBALS = [
+    *(_lightning_dict(module) for module in (
+        "pytorch_lightning.utilities.parsing", "lightning_fabric.utilities.data", "lightning.fabric.utilities.data")),
+    _lightning_callback("pytorch_lightning.callbacks.model_checkpoint", "ModelCheckpoint"),
+    _lightning_callback("pytorch_lightning.callbacks.early_stopping", "EarlyStopping"),
+]
 
 
 def read_weights(metric: str, checkpoint: CometCheckpoint) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:

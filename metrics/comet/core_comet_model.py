@@ -181,18 +181,23 @@ class CometEstimator(nn.Module):
 def build_estimator(state: dict[str, torch.Tensor], hparams: dict[str, Any], encoder_folder: Path,
                     references: bool) -> tuple[CometEstimator, Any]:
     """The model of a checkpoint's ``state`` and hyper-parameters, and its tokenizer (from ``encoder_folder``)."""
+    settings = EstimatorSettings.from_hparams(hparams)
+    encoder, tokenizer = build_encoder(settings.encoder_model, encoder_folder)
+    estimator = feed_forward(state_part(state, "estimator.ff."), settings.activations, settings.final_activation)
+    model = CometEstimator(encoder, settings, estimator, tokenizer.pad_token_id, references)
+    load_state(model, state)
+    return model.eval(), tokenizer
+
+
+def build_encoder(encoder_model: str, folder: Path) -> tuple[nn.Module, Any]:
+    """An encoder of unbabel-comet's family ``encoder_model`` configured from ``folder`` (random weights, without
+    its pooling layer), and its tokenizer."""
     import transformers
 
-    settings = EstimatorSettings.from_hparams(hparams)
-    model_name, tokenizer_name = ENCODERS[settings.encoder_model]
+    model_name, tokenizer_name = ENCODERS[encoder_model]
     model_class = getattr(transformers, model_name)
-    config = model_class.config_class.from_pretrained(str(encoder_folder), local_files_only=True)
-    encoder = model_class(config, add_pooling_layer=False)
-    tokenizer = _tokenizer(encoder_folder, tokenizer_name)
-    estimator = feed_forward(_part(state, "estimator.ff."), settings.activations, settings.final_activation)
-    model = CometEstimator(encoder, settings, estimator, tokenizer.pad_token_id, references)
-    _load_state(model, state)
-    return model.eval(), tokenizer
+    config = model_class.config_class.from_pretrained(str(folder), local_files_only=True)
+    return model_class(config, add_pooling_layer=False), _tokenizer(folder, tokenizer_name)
 
 
 def _tokenizer(folder: Path, class_name: str) -> Any:
@@ -206,11 +211,14 @@ def _tokenizer(folder: Path, class_name: str) -> Any:
     return getattr(transformers, class_name).from_pretrained(str(folder), local_files_only=True)
 
 
-def _part(state: dict[str, torch.Tensor], prefix: str) -> dict[str, torch.Tensor]:
+def state_part(state: dict[str, torch.Tensor], prefix: str) -> dict[str, torch.Tensor]:
+    """The entries of ``state`` under ``prefix``, the prefix removed."""
     return {key[len(prefix):]: value for key, value in state.items() if key.startswith(prefix)}
 
 
-def _load_state(model: CometEstimator, state: dict[str, torch.Tensor]) -> None:
+def load_state(model: nn.Module, state: dict[str, torch.Tensor]) -> None:
+    """``state`` (unbabel-comet's names: the encoder's under ``encoder.model.``) into ``model``, every weight used
+    and every parameter set."""
     renamed = {("encoder." + key[len("encoder.model."):] if key.startswith("encoder.model.") else key): value
                for key, value in state.items()}
     renamed = {key: value for key, value in renamed.items() if not key.endswith(_IGNORED_BUFFERS)}

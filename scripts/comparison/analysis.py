@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,7 @@ class ExampleContrast:
     outputs: dict[str, str]
     scores: dict[str, dict[str, float]]  # system -> headline label -> per-example number
     difference: float  # of the analysis headline, second system minus first (signed so that > 0 is better)
+    annotations: dict[str, dict[str, Any]] = field(default_factory=dict)  # system -> label -> e.g. error spans
 
 
 def _quantile_buckets(values: np.ndarray, count: int, describe) -> list[Bucket]:
@@ -91,6 +93,11 @@ def contrasts(data: ComparisonData, metrics: Sequence[MetricStatistics], per_exa
     ranked = valid[np.argsort(-difference[valid], kind="stable")]
     chosen = [int(index) for index in ranked[:count] if difference[index] > 0]
     chosen += [int(index) for index in ranked[::-1][:count] if difference[index] < 0]
+    notes = {system: [dict[str, Any]() for _ in chosen] for system in (first, second)}
+    for other in metrics:
+        for system in (first, second):
+            for row, annotations in zip(notes[system], other.annotations(data, system, chosen), strict=True):
+                row.update(annotations)
     return [ExampleContrast(
         index=index,
         source=data.sources[index] if data.sources is not None else None,
@@ -98,4 +105,5 @@ def contrasts(data: ComparisonData, metrics: Sequence[MetricStatistics], per_exa
         outputs={system: data.systems[system][index] for system in (first, second)},
         scores={system: {h.label: float(per_example[(m.name, system)][index, p])
                          for m in metrics for p, h in enumerate(m.headlines)} for system in (first, second)},
-        difference=float(difference[index])) for index in chosen]
+        difference=float(difference[index]),
+        annotations={system: notes[system][row] for system in (first, second)}) for row, index in enumerate(chosen)]

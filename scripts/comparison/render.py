@@ -23,6 +23,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from comparison.data import ComparisonError
 from comparison.plots import Figure
@@ -153,6 +154,8 @@ def markdown(report: Report, figures: Sequence[Figure]) -> str:
             for system, output in example.outputs.items():
                 numbers = ", ".join(f"{label} {value:.2f}" for label, value in example.scores[system].items())
                 lines.append(f"- {md(system)}: {md(output)} ({md(numbers)})")
+                lines += [f"  - {md(label)}: {md(annotation_text(value))}"
+                          for label, value in example.annotations.get(system, {}).items()]
             lines.append("")
     if report.human is not None:
         names = _human_names(report)
@@ -165,6 +168,14 @@ def markdown(report: Report, figures: Sequence[Figure]) -> str:
     lines += ["", "## Signatures", ""] + [f"- {md(name)}: {markdown_code(signature)}"
                                           for name, signature in report.signatures.items()]
     return "\n".join(lines) + "\n"
+
+
+def annotation_text(value: Any) -> str:
+    """A per-example annotation as text: error spans as "text" (severity, characters start-end, confidence)."""
+    if isinstance(value, list) and all(isinstance(item, dict) and "severity" in item for item in value):
+        return "; ".join(f'"{span["text"]}" ({span["severity"]}, {span["start"]}-{span["end"]}, '
+                         f'{span["confidence"]:.2f})' for span in value) or "none"
+    return str(value)
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -306,7 +317,10 @@ def html_page(report: Report, figures: Sequence[Figure]) -> str:
             cells = [f"<td>{example.index}</td>", f"<td>{texts}</td>"]
             for system in (first, second):
                 numbers = ", ".join(f"{label} {value:.2f}" for label, value in example.scores[system].items())
-                cells.append(f'<td>{escape(example.outputs[system])}<span class="detail">{escape(numbers)}</span></td>')
+                notes = "".join(f'<span class="detail">{escape(label)}: {escape(annotation_text(value))}</span>'
+                                for label, value in example.annotations.get(system, {}).items())
+                cells.append(f'<td>{escape(example.outputs[system])}<span class="detail">{escape(numbers)}</span>'
+                             f'{notes}</td>')
             example_rows.append(cells)
         parts.append(_html_table(["example", "source and references", first, second], example_rows, "examples"))
     parts.append("<h2>Signatures</h2><ul>" + "".join(

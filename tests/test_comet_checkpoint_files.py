@@ -1,0 +1,131 @@
+"""comet reads released unbabel-comet checkpoint files with `torch.load(weights_only=True)`: every entry a
+pytorch-lightning checkpoint holds is accepted, and a file that pickles code is refused without running it.
+
+A pytorch-lightning checkpoint (Lightning's "Contents of a checkpoint": epoch, global step, the state dict, the
+optimizers' and learning-rate schedulers' states, the stateful callbacks' states, the loops' states, the
+hyper-parameters) is built here in two ways: by unbabel-comet's own training set-up (comet-train's callbacks, one
+step, pytorch-lightning 2.x, in `.venv-oracles`), and by hand with the entries older pytorch-lightning versions
+wrote (callback states keyed by the callback's class before 1.5, the AMP scaler's state). Scores from each equal
+those from the bare state dict.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import types
+from pathlib import Path
+
+import pytest
+import torch
+
+from comet_checkpoint import tiny_comet_checkpoint
+from conftest import ROOT
+from learned_oracle import run_oracle
+
+ORACLE = Path(__file__).with_name("comet_oracle_run.py")
+INPUTS = {"sources": ["Das Haus ist klein.", "Es regnet."], "predictions": ["The house is small.", "It rains."],
+          "references": ["The house is little.", "It is raining."]}
+
+
+@pytest.fixture(scope="module")
+def comet():
+    import evaluate
+
+    return evaluate.load(str(ROOT / "metrics" / "comet"))
+
+
+@pytest.fixture()
+def model_copy(tmp_path) -> Path:
+    return Path(shutil.copytree(tiny_comet_checkpoint(), tmp_path / "model"))
+
+
+def _fake_class(module: str, name: str) -> type:
+    """A class pickled by reference as ``module.name`` (pickle imports the module and checks that it holds it)."""
+    parts = module.split(".")
+    for end in range(1, len(parts) + 1):
+        sys.modules.setdefault(".".join(parts[:end]), types.ModuleType(".".join(parts[:end])))
+    cls = type(name, (), {"__module__": module})
+    setattr(sys.modules[module], name, cls)
+    return cls
+
+
+def lightning_1x_checkpoint(state: dict) -> dict:
+    """A checkpoint with the entries pytorch-lightning 1.x wrote for a comet-train run (AdamW, a warm-up
+    schedule, EarlyStopping and ModelCheckpoint states keyed by their classes as before 1.5, 16-bit AMP)."""
+    names = {("pytorch_lightning.callbacks.model_checkpoint", "ModelCheckpoint"),
+             ("pytorch_lightning.callbacks.early_stopping", "EarlyStopping")}
+    classes = {name: _fake_class(module, name) for module, name in names}
+    hparams = {"class_identifier": "regression_metric", "hidden_sizes": [8], "layer": "mix"}  # dict(model.hparams)
+    score = torch.tensor(0.4751)
+    return {
+        "epoch": 3, "global_step": 12000, "pytorch-lightning_version": "1.3.8", "state_dict": state,
+        "callbacks": {
+            classes["EarlyStopping"]: {"wait_count": 0, "stopped_epoch": 0, "best_score": score, "patience": 1},
+            classes["ModelCheckpoint"]: {"monitor": "val_kendall", "best_model_score": score,
+                                         "best_model_path": "/checkpoints/epoch=3.ckpt", "current_score": score,
+                                         "dirpath": "/checkpoints", "best_k_models": {"/checkpoints/x.ckpt": score},
+                                         "kth_best_model_path": "", "kth_value": score, "last_model_path": ""},
+            "LearningRateMonitor{'logging_interval': 'step'}": {},
+        },
+        "loops": {"fit_loop": {"state_dict": {}, "epoch_progress": {"total": {"ready": 4, "completed": 3}},
+                               "epoch_loop.state_dict": {"_batches_that_stepped": 12000}}},
+        "optimizer_states": [{"state": {0: {"step": torch.tensor(12.0), "exp_avg": torch.zeros(2)}},
+                              "param_groups": [{"lr": 3e-05, "betas": (0.9, 0.999), "eps": 1e-08,
+                                                "weight_decay": 0.01, "amsgrad": False, "foreach": None,
+                                                "maximize": False, "params": [0]}]}],
+        "lr_schedulers": [{"base_lrs": [3e-05], "last_epoch": 12000, "_step_count": 12001, "verbose": False,
+                           "_get_lr_called_within_step": False, "_last_lr": [3e-05], "lr_lambdas": [{}]}],
+        "native_amp_scaling_state": {"scale": 65536.0, "growth_factor": 2.0, "backoff_factor": 0.5,
+                                     "growth_interval": 2000, "_growth_tracker": 12},
+        "hparams_name": "kwargs", "hyper_parameters": hparams,
+    }
+
+
+def test_lightning_1x_checkpoint_entries_are_read_and_score_the_same(comet, model_copy) -> None:
+    file = model_copy / "checkpoints" / "model.ckpt"
+    bare = comet.compute(**INPUTS, checkpoint=str(model_copy))
+    state = torch.load(file, weights_only=True)["state_dict"]
+    modules = set(sys.modules)
+    try:
+        torch.save(lightning_1x_checkpoint(state), file)
+    finally:
+        for name in set(sys.modules) - modules:
+            del sys.modules[name]
+    import metrics._core.core_comet as core_comet
+
+    core_comet.clear_comet_cache()
+    assert comet.compute(**INPUTS, checkpoint=str(model_copy))["scores"] == bare["scores"]
+
+
+def test_a_pickled_callable_is_refused_and_never_run(comet, model_copy, tmp_path) -> None:
+    witness = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (Path.touch, (witness,))
+
+    file = model_copy / "checkpoints" / "model.ckpt"
+    content = torch.load(file, weights_only=True)
+    torch.save({**content, "callbacks": {"x": Payload()}}, file)
+    with pytest.raises(ValueError, match=r"could not read .* safely \(weights only\)"):
+        comet.compute(**INPUTS, checkpoint=str(model_copy))
+    assert not witness.exists()
+
+
+def test_checkpoint_written_by_comet_train_is_read(comet, tmp_path) -> None:
+    """unbabel-comet's training writes the checkpoint (pytorch-lightning 2.x: loops, callbacks' states keyed by
+    strings, optimizer states, hparams_name)."""
+    texts = [f"Sentence number {index} with some words." for index in range(8)]
+    built = run_oracle(ORACLE, {"action": "steps", "steps": [
+        {"action": "encoder", "folder": str(tmp_path / "encoder"), "encoder_model": "XLM-RoBERTa", "texts": texts * 20},
+        {"action": "train", "folder": str(tmp_path / "trained"), "encoder": str(tmp_path / "encoder"),
+         "texts": texts}]})[-1]
+    assert {"loops", "callbacks", "optimizer_states", "lr_schedulers", "hparams_name"} <= set(built["keys"])
+    folder = Path(built["checkpoint"]).parent.parent
+    hparams = torch.load(built["checkpoint"], weights_only=True)["hyper_parameters"]
+    import yaml
+
+    (folder / "hparams.yaml").write_text(yaml.safe_dump(dict(hparams)))
+    result = comet.compute(**INPUTS, checkpoint=str(folder))
+    assert len(result["scores"]) == 2
