@@ -23,6 +23,8 @@ scores: predictions, references, labels) is given to that metric as numbers when
     python scripts/score.py --jsonl ratings.csv -m agreement   # a .csv with a header line works as JSONL does
     python scripts/score.py --run run.trec --qrels qrels.trec -m ndcg map -o ndcg.k=[10,100]
     python scripts/score.py -p hyp.txt -r ref.txt -s src.txt -m comet -o comet.checkpoint=/models/wmt22-comet-da
+    python scripts/score.py -p hyp.txt -r ref.txt -s src.txt -m metricx -o metricx.checkpoint=/models/metricx-24 \
+        -o metricx.tokenizer=/models/mt5-xl
     python scripts/score.py --jsonl dialogues.jsonl -m usr -o usr.models=/models/usr   # "context", "fact", "prediction"
 """
 
@@ -34,6 +36,7 @@ import math
 import os
 import re
 import sys
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -263,6 +266,10 @@ def summary_rows(results: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, st
                     text = " / ".join(f"{item:.4f}" if isinstance(item, float) else str(item) for item in value)
                 else:
                     text = f"mean {math.fsum(value) / len(value):.4f} over {len(value)}"
+            elif key == "error_spans":  # XCOMET's: one list of spans per example
+                severities = Counter(span["severity"] for spans in value for span in spans)
+                text = f"{sum(severities.values())} in {len(value)} examples" + "".join(
+                    f", {severity} {count}" for severity, count in sorted(severities.items()))
             else:
                 continue
             rows.append((metric, key, text))

@@ -387,6 +387,16 @@ METRIC_OPTION_CASES: dict[str, list[tuple[str, str, dict[str, Any], str]]] = {
         ("skip-bigram-bound", "ROUGE-S above its bound of skip-bigrams (`max_skip_bigrams`)",
          {"rouge_types": ["rougeS"], "max_skip_bigrams": 1}, "max_skip_bigrams"),
     ],
+    "metricx": [
+        ("missing-checkpoint", "a checkpoint folder that does not exist", {"checkpoint": "/nonexistent/metricx"},
+         "checkpoint"),
+        ("missing-tokenizer", "a tokenizer folder that does not exist", {"tokenizer": "/nonexistent/mt5-xl"},
+         "tokenizer"),
+        ("unknown-version", "an unknown MetricX version", {"version": "metricx-25"}, "version"),
+        ("unknown-precision", "an unknown precision", {"precision": "int8"}, "precision"),
+        ("short-input", "an input length too short to hold a token and the EOS", {"max_input_length": 1},
+         "max_input_length"),
+    ],
     "usr": [
         ("missing-models", "a `models` folder that does not exist", {"models": "/nonexistent/usr-models"}, "models"),
         ("missing-checkpoint", "a folder that holds no model (the three models' parent)", {"mlm_model": "{models}"}, "mlm_model"),

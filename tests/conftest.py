@@ -103,6 +103,10 @@ def model_config(name: str) -> str | None:
         from bleurt_checkpoint import tiny_bleurt_checkpoint
 
         return tiny_bleurt_checkpoint()
+    if name == "metricx":
+        from metricx_checkpoint import tiny_metricx_checkpoint
+
+        return tiny_metricx_checkpoint()
     if name == "usr":
         from usr_checkpoint import tiny_usr_models
 

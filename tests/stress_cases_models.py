@@ -46,6 +46,8 @@ STRESS_CASES = [
                option="max_text_chars", small_bound=1_000, memory_gib=12, refusal_seconds=30),
     StressCase("bleurt", "characters of one text", PAIRS, full=20_000_000, small=2_000, expect="refuse",
                option="max_text_chars", small_bound=1_000, memory_gib=12, refusal_seconds=30),
+    StressCase("metricx", "characters of one text", SOURCED, full=20_000_000, small=2_000, expect="refuse",
+               option="max_text_chars", small_bound=1_000, memory_gib=12, refusal_seconds=30),
     StressCase("semantic_similarity", "characters of one text", PAIRS, full=20_000_000, small=2_000,
                expect="refuse", option="max_text_chars", small_bound=1_000, memory_gib=12, refusal_seconds=30),
     StressCase("usr", "characters of one text", DIALOGUE, full=20_000_000, small=2_000, expect="refuse",

@@ -230,6 +230,12 @@ def _bleurt_folder(root: Path) -> Path:
     return copy_folder(tiny_bleurt_checkpoint(), root / "bleurt-checkpoint")
 
 
+def _metricx_folder(root: Path) -> Path:
+    from metricx_checkpoint import tiny_metricx_checkpoint
+
+    return copy_folder(tiny_metricx_checkpoint(), root / "metricx-checkpoint")
+
+
 def _minilm_folder(root: Path) -> Path:
     return copy_folder(packaged_model_path("tests"), root / "minilm")
 
@@ -261,6 +267,9 @@ LOADERS = {
                     ("checkpoints/model.ckpt", "hparams.yaml"), lambda result: result["scores"], {}),
     "bleurt": Loader("bleurt", "checkpoint", {"predictions": TEXTS, "references": REFERENCES}, _bleurt_folder,
                      ("model.safetensors", "config.json", "vocab.txt"), lambda result: result["scores"], {}),
+    "metricx": Loader("metricx", "checkpoint", {"sources": TEXTS, "predictions": TEXTS, "references": REFERENCES},
+                      _metricx_folder, ("pytorch_model.bin", "config.json", "spiece.model"),
+                      lambda result: result["scores"], {}),
     "perplexity": Loader("perplexity", "model_id", {"predictions": TEXTS}, _gpt2_folder,
                          ("model.safetensors", "config.json", "tokenizer.json"),
                          lambda result: result["perplexities"], {}),

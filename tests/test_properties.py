@@ -284,6 +284,13 @@ def sourced_text_pairs(draw: Any, long_texts: int = 50) -> Corpus:
 
 
 @st.composite
+def sourced_single_reference_pairs(draw: Any, long_texts: int = 50) -> Corpus:
+    """One to six predictions with one reference string and a source text each (MetricX takes one reference)."""
+    corpus = draw(single_reference_pairs(long_texts))
+    return {"sources": [draw(text(long_texts)) for _ in corpus["predictions"]], **corpus}
+
+
+@st.composite
 def dialogues(draw: Any, long_texts: int = 50) -> Corpus:
     """One to six responses, each with a dialogue history (turns joined by line breaks, empty turns included) and
     a fact (possibly empty)."""
@@ -470,6 +477,11 @@ PROFILES: dict[str, Profile] = {
     # the suite's tiny random BLEURT checkpoint (tests/bleurt_checkpoint.py, bound as the config)
     "bleurt": Profile({"mean_score": (-math.inf, math.inf), "scores": (-math.inf, math.inf)}, {}, tolerance=1e-5,
                       averaged=("scores",), examples=60, entry_point_examples=30),
+    # the suite's tiny random MetricX checkpoint (tests/metricx_checkpoint.py, bound as the config): error scores
+    # clipped to [0, 25]; batch composition moves the last bits
+    "metricx": Profile({"mean_score": (0, 25), "scores": (0, 25)}, {}, tolerance=1e-5,
+                       corpora=sourced_single_reference_pairs, averaged=("scores",), examples=60,
+                       entry_point_examples=30),
     # the suite's tiny random USR models (tests/usr_checkpoint.py, bound as the config): MLM is a mean
     # log-probability, DR scores probabilities, USR their unbounded regression; batch composition moves the last bits
     "usr": Profile({"usr": (-math.inf, math.inf), "mlm": (-math.inf, 0), "dr_context": (0, 1), "dr_fact": (0, 1),

@@ -42,7 +42,10 @@ HEADLINES: dict[str, tuple[tuple[str, str, bool], ...]] = {
     "perplexity": (("corpus_perplexity", "Perplexity", False),),
     "comet": (("mean_score", "COMET", True),),
     "bleurt": (("mean_score", "BLEURT", True),),
+    "metricx": (("mean_score", "MetricX", False),),
 }
+# Per-example outputs that are no numbers, shown beside the contrasting examples: output key -> label.
+ANNOTATIONS: dict[str, dict[str, str]] = {"comet": {"error_spans": "COMET error spans"}}
 TASK_METRICS: dict[str, tuple[str, ...]] = {"mt": ("sacrebleu", "chrf", "ter"), "summarization": ("rouge", "meteor")}
 
 
@@ -133,6 +136,17 @@ class MetricStatistics:
     def per_example(self, system: str) -> np.ndarray:
         """Headline numbers of each example alone (examples x headlines; NaN where undefined)."""
         return np.array([self.exact_values(system, [index]) for index in range(len(self.rows[system]))])
+
+    def annotations(self, data: ComparisonData, system: str, indices: Sequence[int]) -> list[dict[str, Any]]:
+        """The labelled non-numeric per-example outputs (e.g. XCOMET's error spans) of some examples of a system,
+        one mapping per index; those examples are scored again (statistics hold numbers only)."""
+        keys = ANNOTATIONS.get(self.name, {})
+        if not keys or not indices:
+            return [{} for _ in indices]
+        inputs = {column: [values[index] for index in indices] for column, values in self.inputs(data, system).items()}
+        result = self.module.compute(**inputs, **self.given)
+        return [{label: result[key][row] for key, label in keys.items() if key in result}
+                for row in range(len(indices))]
 
     def vector_totals(self, system: str, vector: np.ndarray) -> dict[str, Any]:
         """Totals from a vector of column sums (a resample's); min/max bookkeeping fields (reference counts, which
