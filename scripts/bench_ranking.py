@@ -22,9 +22,13 @@ never retrieved). Cut-offs 1, 3, 5, 10, 20, 100.
   value of the runs and qrels, and the look-ups of the judged documents in the runs) against pytrec_eval computing
   ``ndcg_cut``. No module's ``compute`` can be faster than its input check.
 - readers: a --lines-line TREC run file and a --lines-line qrels file written to a temporary folder, read by
-  ``read_trec_run`` / ``read_trec_qrels`` and by pytrec_eval's ``parse_run`` / ``parse_qrel`` (over the open file),
-  interleaved, and by ranx's ``Run.from_file`` / ``Qrels.from_file`` where installed; the results must be equal.
-- the limit of the readers: on a --floor-lines-line file, only making the objects of a reader's result (a
+  ``read_trec_run`` / ``read_trec_qrels`` (a read-only mapping over arrays; each query's dict is made when asked
+  for, so this times the parse, not dicts) and by pytrec_eval's ``parse_run`` / ``parse_qrel`` (over the open
+  file, dicts), interleaved, and by ranx's ``Run.from_file`` / ``Qrels.from_file`` where installed; the results
+  must be equal (the comparison makes our dicts, untimed).
+- end to end: both files read and every measure's mean computed, ``read_trec_*`` + ``pair_queries`` (arrays, no
+  dicts) + ``ranking_totals`` against pytrec_eval's ``parse_run`` + ``parse_qrel`` + ``evaluate``.
+- the limit of dict readers: on a --floor-lines-line file, only making the objects of a dict reader's result (a
   document-id string and a float or int per line, one dict per query) from the file's fields already split in
   memory, against pytrec_eval's parse of that file. No reader that returns ``{qid: {docno: value}}`` can be
   faster than that.
@@ -288,7 +292,24 @@ def reader_rows(lines: int, documents: int, repeats: int) -> list[tuple[Any, ...
             if ranx_read is not None:
                 ranx_time, _ = project.timed(lambda: ranx_read(path), repeats)
                 rows.append((f"read_trec_{label} vs ranx {kind}.from_file", ranx_time, my_time, 0.0, True))
+        rows.append(end_to_end_row(run_path, qrels_path, lines, repeats))
     return rows
+
+
+def end_to_end_row(run_path: Path, qrels_path: Path, lines: int, repeats: int) -> tuple[Any, ...]:
+    """Both files read and every measure's mean computed: ``read_trec_run`` + ``read_trec_qrels`` +
+    ``pair_queries`` + ``ranking_totals`` against pytrec_eval's ``parse_run`` + ``parse_qrel`` + ``evaluate``."""
+    options = RankingOptions.resolve("trec_eval", {"k": CUTOFFS})
+    parse_run, parse_qrels = pytrec_reader("parse_run"), pytrec_reader("parse_qrel")
+
+    def mine() -> dict[str, Any]:
+        paired = pair_queries(read_trec_run(run_path), read_trec_qrels(qrels_path))
+        return ranking_from_totals(ranking_totals(paired.runs, paired.qrels, options, checked=True), options)
+
+    my_time, result, their_time, reference = interleaved(
+        mine, lambda: pytrec(parse_run(run_path), parse_qrels(qrels_path)), repeats)
+    return (f"read + every measure vs pytrec_eval parse + evaluate, {lines:,}-line files", their_time, my_time,
+            differences(result, reference), result["num_queries"] == reference["num_queries"])
 
 
 def print_rows(rows: list[tuple[Any, ...]]) -> bool:

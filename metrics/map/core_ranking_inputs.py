@@ -304,7 +304,16 @@ def check_qrels(metric: str, qrels: Any, *, allow_empty: bool = False) -> list[d
             for index, value in enumerate(values)]
 
 
+def _checked_before(runs: Any, qrels: Any, allow_empty: bool) -> bool:
+    """Whether ``runs`` and ``qrels`` are queries checked already, by this check or by pairing TREC files
+    (``Flattened``, the qrels holding each judged document's score in its run), one run for each qrels."""
+    return (isinstance(runs, Flattened) and isinstance(qrels, Flattened) and qrels.found is not None
+            and len(runs) == len(qrels) and (allow_empty or len(runs) > 0))
+
+
 def _check(metric: str, given: Mapping[str, Any], allow_empty: bool) -> Columns:
+    if _checked_before(given.get("predictions"), given.get("references"), allow_empty):
+        return {"predictions": given["predictions"], "references": given["references"]}
     with garbage_collection_paused():
         runs = check_list(metric, "predictions", given.get("predictions"), what=_RUNS, allow_empty=allow_empty)
         together = _queries_at_once(runs, given.get("references"))

@@ -5,7 +5,7 @@
 The reference is trec_eval (usnistgov/trec_eval) as pytrec_eval (pytrec-eval-terrier) runs it: measures
 ``recip_rank``, ``map``, ``P.k``, ``recall.k`` and ``ndcg_cut.k``. A query is a ranking (``runs[i]``: document
 id -> score) and its judgements (``qrels[i]``: document id -> integer grade); ``pair_queries`` aligns a run and
-qrels keyed by query id, ``read_trec_run`` / ``read_trec_qrels`` read TREC files. The statistics of a query
+qrels keyed by query id, ``read_trec_run`` / ``read_trec_qrels`` read TREC files (as read-only mappings). The statistics of a query
 are its value of each measure and a count of 1; a corpus value is the mean over the queries scored
 (trec_eval's average: sum over queries / number of queries), computed as an exact sum (``math.fsum``) over
 the count, so shards merge to the same value.

@@ -29,14 +29,22 @@ class Flattened(list):  # type: ignore[type-arg]
     the check read them, as one array in query order (float64 scores, int64 grades), so that ``flat_scores`` and
     ``flat_grades`` do not read every value again. Qrels checked together with their runs also hold their
     document ids in that order (``ids``) and each one's score in its query's run, NaN where the run lacks it
-    (``found``, float64), read while the check had both in the CPU cache."""
+    (``found``, float64), read while the check had both in the CPU cache. ``lengths`` (int64, one per query),
+    where given, spares asking each mapping its length (mappings made on demand, as from TREC files)."""
 
-    def __init__(self, mappings: list[dict[str, Any]], values: np.ndarray, ids: list[str] | None = None,
-                 found: np.ndarray | None = None) -> None:
+    def __init__(self, mappings: list[Mapping[str, Any]], values: np.ndarray, ids: Sequence[str] | None = None,
+                 found: np.ndarray | None = None, lengths: np.ndarray | None = None) -> None:
         super().__init__(mappings)
         self.values = values
         self.ids = ids
         self.found = found
+        self.lengths = lengths
+
+    def sizes(self) -> np.ndarray:
+        """The number of documents of each query (int64)."""
+        if self.lengths is not None:
+            return self.lengths
+        return np.fromiter(map(len, self), dtype=np.int64, count=len(self))
 
 
 # -- checks --------------------------------------------------------------------------------------------------
@@ -161,10 +169,10 @@ def flat_scores(metric: str, runs: Sequence[Mapping[str, Any]], *,
                 checked: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(documents per query, every score as float64 in query order), the document ids and scores checked unless
     ``checked`` says a caller did (string ids; float or int scores, none NaN)."""
+    if checked and isinstance(runs, Flattened):
+        return runs.sizes(), runs.values
     lengths = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))
     if checked:
-        if isinstance(runs, Flattened):
-            return lengths, runs.values
         return lengths, np.fromiter(chain.from_iterable(map(_VALUES, runs)), dtype=np.float64, count=int(lengths.sum()))
     _check_document_ids(metric, "runs", runs, chain.from_iterable(runs))
     flat = list(chain.from_iterable(map(_VALUES, runs)))
@@ -175,9 +183,9 @@ def flat_grades(metric: str, qrels: Sequence[Mapping[str, Any]], *,
                 checked: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(judged documents per query, their grades as int64), in query order; the document ids and grade types
     checked unless ``checked`` says a caller did (string ids, int grades)."""
-    judged = np.fromiter(map(len, qrels), dtype=np.int64, count=len(qrels))
     if checked and isinstance(qrels, Flattened):
-        return judged, qrels.values
+        return qrels.sizes(), qrels.values
+    judged = np.fromiter(map(len, qrels), dtype=np.int64, count=len(qrels))
     if not checked:
         _check_document_ids(metric, "qrels", qrels, chain.from_iterable(qrels))
     flat = list(chain.from_iterable(map(_VALUES, qrels)))
