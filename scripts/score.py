@@ -25,6 +25,7 @@ scores: predictions, references, labels) is given to that metric as numbers when
     python scripts/score.py -p hyp.txt -r ref.txt -s src.txt -m comet -o comet.checkpoint=/models/wmt22-comet-da
     python scripts/score.py -p hyp.txt -r ref.txt -s src.txt -m metricx -o metricx.checkpoint=/models/metricx-24 \
         -o metricx.tokenizer=/models/mt5-xl
+    python scripts/score.py -p hyp.txt -s src.txt -m comet -o comet.checkpoint=/models/wmt22-cometkiwi-da  # no -r: QE
     python scripts/score.py --jsonl dialogues.jsonl -m usr -o usr.models=/models/usr   # "context", "fact", "prediction"
 """
 
@@ -151,6 +152,8 @@ def metric_inputs(module: Any, columns: Columns) -> Columns:
     alternatives = features if isinstance(features, list) else [features]
     inputs = {}
     for column in module.inputs.columns:
+        if column not in columns and column in module.inputs.optional:
+            continue
         values = columns[column]
         if isinstance(values, CsvColumn):
             numeric = values.numbers is not None and any(
@@ -221,8 +224,8 @@ def load_fitting(names: Sequence[str], columns: Columns, explicit: bool,
     modules = {}
     for name in names:
         module = evaluate.load(str(METRICS_DIR / name))
-        needed = module.inputs.columns
-        missing = [column for column in needed if column not in columns]
+        missing = [column for column in module.inputs.columns
+                   if column not in columns and column not in module.inputs.optional]
         problem = f"needs the input columns {missing}" if missing else None
         absent = module.missing_options((options or {}).get(name, {}))
         if problem is None and absent:

@@ -198,6 +198,13 @@ def test_command_line_scorer_gives_xcomet_spans(comet, built, tmp_path) -> None:
     table = subprocess.run(command, capture_output=True, text=True, timeout=600)
     count = sum(map(len, expected["error_spans"]))
     assert table.returncode == 0 and f"{count} in 12 examples" in table.stdout
+    # without -r the scorer runs the model reference-free (QE), as compute does without references
+    without_references = [part for part in command if part not in ("-r", str(files["references"]))]
+    scored = subprocess.run([*without_references, "--format", "json"], capture_output=True, text=True, timeout=600)
+    assert scored.returncode == 0, scored.stderr
+    expected = comet.compute(sources=corpus["sources"], predictions=corpus["predictions"],
+                             checkpoint=str(checkpoints["xcomet"]))
+    assert json.loads(scored.stdout)["comet"]["scores"] == pytest.approx(expected["scores"], abs=1e-6)
 
 
 def test_comparison_report_shows_xcomet_spans_of_contrasting_examples(comet, built, tmp_path) -> None:

@@ -32,13 +32,15 @@ BatchCheck = Callable[[str, Mapping[str, Any], bool], Columns]
 class InputKind:
     """One shape of inputs: column names, their features (by evaluate config name), the batch check, and, where
     the checked columns are not already in the form of the features, what turns them into it (for evaluate's
-    cache; the check accepts that form back)."""
+    cache; the check accepts that form back); ``optional``: the columns a caller may leave out (the check fills
+    them in)."""
 
     name: str
     columns: tuple[str, ...]
     make_features: Callable[[str], Any]
     check_batch: BatchCheck
     make_stored: Callable[[Columns], Columns] | None = None
+    optional: tuple[str, ...] = ()
 
     def features(self, config_name: str = "default") -> Any:
         """evaluate's features for these inputs (a list of alternatives or one ``datasets.Features``)."""
@@ -138,7 +140,7 @@ def _check_sourced_optional_references(metric: str, given: Mapping[str, Any], al
 
 SOURCED_TEXTS = InputKind(
     "sources and predictions, references optional", ("sources", "predictions", "references"),
-    _sourced_reference_list_features, _check_sourced_optional_references,
+    _sourced_reference_list_features, _check_sourced_optional_references, optional=("references",),
 )
 
 
