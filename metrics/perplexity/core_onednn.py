@@ -67,11 +67,13 @@ class OneDnnGatedMlp(torch.nn.Module):
 
 
 class OneDnnDenseGelu(torch.nn.Module):
-    """``gelu(dense(x))`` (BERT's intermediate block) with the GELU applied by oneDNN inside the matrix multiply."""
+    """``gelu(dense(x))`` (BERT's intermediate block) with the GELU applied by oneDNN inside the matrix multiply;
+    the block's parts keep their transformers names (``dense``, ``intermediate_act_fn``) for code that walks the
+    layers itself (usr's packed encoder)."""
 
-    def __init__(self, dense: OneDnnLinear) -> None:
+    def __init__(self, dense: OneDnnLinear, activation: torch.nn.Module) -> None:
         super().__init__()
-        self.dense = dense
+        self.dense, self.intermediate_act_fn = dense, activation
 
     def forward(self, hidden: torch.Tensor) -> torch.Tensor:
         return torch.ops.mkldnn._linear_pointwise(hidden, self.dense.packed_weight, self.dense.bias, "gelu", [],
@@ -79,16 +81,17 @@ class OneDnnDenseGelu(torch.nn.Module):
 
 
 class OneDnnDenseResidualNorm(torch.nn.Module):
-    """``norm(dense(x) + residual)`` (BERT's output blocks) with the sum done by oneDNN inside the matrix multiply."""
+    """``norm(dense(x) + residual)`` (BERT's output blocks) with the sum done by oneDNN inside the matrix multiply;
+    the parts keep their transformers names (``dense``, ``LayerNorm``)."""
 
     def __init__(self, dense: OneDnnLinear, norm: torch.nn.Module) -> None:
         super().__init__()
-        self.dense, self.norm = dense, norm
+        self.dense, self.LayerNorm = dense, norm
 
     def forward(self, hidden: torch.Tensor, input_tensor: torch.Tensor) -> torch.Tensor:
         summed = torch.ops.mkldnn._linear_pointwise.binary(hidden, input_tensor, self.dense.packed_weight,
                                                            self.dense.bias, "add")
-        return self.norm(summed)
+        return self.LayerNorm(summed)
 
 
 def _fused_block(module: torch.nn.Module) -> torch.nn.Module | None:
@@ -104,7 +107,7 @@ def _fused_block(module: torch.nn.Module) -> torch.nn.Module | None:
         return None
     if name in _DENSE_GELUS and type(getattr(module, "intermediate_act_fn", None)).__name__ in ("GELUActivation",
                                                                                                  "GELU"):
-        return OneDnnDenseGelu(dense)
+        return OneDnnDenseGelu(dense, module.intermediate_act_fn)
     if name in _DENSE_RESIDUAL_NORMS and isinstance(getattr(module, "LayerNorm", None), torch.nn.LayerNorm):
         return OneDnnDenseResidualNorm(dense, module.LayerNorm)
     return None
