@@ -13,9 +13,7 @@ or holding one this model does not use is rejected, never loaded in part.
 
 from __future__ import annotations
 
-import json
 import math
-import pickle
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,8 +22,8 @@ from typing import Any
 import torch
 from torch import nn
 
-WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
-INDEX_FILES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
+from .core_weights import read_state_dict
+
 # Buffers bleurt-pytorch saves with the weights that carry no learned value (position ids 0..n-1).
 _IGNORED_KEYS = ("bleurt.embeddings.position_ids", "bleurt.embeddings.token_type_ids")
 
@@ -177,40 +175,10 @@ def _fused_keys(index: int) -> list[str]:
             for kind in ("weight", "bias") for part in ("query", "key", "value")]
 
 
-def weights_files(folder: Path) -> list[Path] | None:
-    """The checkpoint's weight files (one, or the shards its index names), or None when it has none."""
-    for name in WEIGHT_FILES:
-        if (folder / name).is_file():
-            return [folder / name]
-    for name in INDEX_FILES:
-        index = folder / name
-        if index.is_file():
-            shards = sorted(set(json.loads(index.read_text(encoding="utf-8")).get("weight_map", {}).values()))
-            return [folder / shard for shard in shards]
-    return None
-
-
-def read_state_dict(folder: Path) -> dict[str, torch.Tensor]:
+def read_renamed_state_dict(folder: Path) -> dict[str, torch.Tensor]:
     """Every tensor of the checkpoint's weight files, by name (TensorFlow-style LayerNorm gamma/beta renamed)."""
-    files = weights_files(folder)
-    if not files:
-        raise ValueError(f"no weights file ({' or '.join(WEIGHT_FILES)})")
-    state: dict[str, torch.Tensor] = {}
-    for path in files:
-        if path.suffix == ".safetensors":
-            from safetensors.torch import load_file
-
-            state.update(load_file(str(path), device="cpu"))
-        else:
-            try:  # the released BLEURT-20 file is a pickled OrderedDict of tensors: nothing else is unpickled
-                state.update(torch.load(str(path), map_location="cpu", weights_only=True))
-            except pickle.UnpicklingError as error:
-                reason = str(error).strip().splitlines()[0]
-                raise ValueError(f"{path.name} holds objects other than tensors, which are never unpickled "
-                                 f"(torch.load(weights_only=True) reads a state dict of tensors only): "
-                                 f"{reason}") from None
     renamed = {}
-    for key, value in state.items():
+    for key, value in read_state_dict(folder).items():
         if key.endswith("LayerNorm.gamma"):
             key = key[: -len("gamma")] + "weight"
         elif key.endswith("LayerNorm.beta"):

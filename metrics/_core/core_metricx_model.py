@@ -15,7 +15,6 @@ refused by torch.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,8 +24,6 @@ from torch import nn
 
 SCORE_TOKEN = 250089  # metricx24/models.py line 183: `predictions = lm_logits[:, 0, 250089]`
 SCORE_RANGE = (0.0, 25.0)  # line 186: `torch.clamp(predictions, 0, 25)`
-WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
-INDEX_FILES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
 DTYPES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
 _SIZES = ("vocab_size", "d_model", "d_kv", "d_ff", "num_layers", "num_heads")
 _EMBEDDING_ALIASES = ("encoder.embed_tokens.weight", "decoder.embed_tokens.weight")
@@ -56,42 +53,6 @@ def saved_precision(config: Mapping[str, Any]) -> str:
     """The precision the checkpoint was saved in ('fp32' or 'bf16' for the released ones), which the official code
     runs it in (`from_pretrained(..., torch_dtype="auto")`, metricx24/predict.py line 141)."""
     return DTYPES[config.get("torch_dtype", config.get("dtype", "float32"))]
-
-
-def weights_files(folder: Path) -> list[Path] | None:
-    """The checkpoint's weight files (one, or the shards its index names), or None when it has none."""
-    for name in WEIGHT_FILES:
-        if (folder / name).is_file():
-            return [folder / name]
-    for name in INDEX_FILES:
-        index = folder / name
-        if index.is_file():
-            weight_map = json.loads(index.read_text(encoding="utf-8")).get("weight_map")
-            if not isinstance(weight_map, dict) or not weight_map:
-                raise ValueError(f"{name} has no weight_map")
-            shards = sorted(set(weight_map.values()))
-            if any(not isinstance(shard, str) or Path(shard).name != shard for shard in shards):
-                raise ValueError(f"{name} names shards outside the folder")
-            return [folder / shard for shard in shards]
-    return None
-
-
-def read_state_dict(folder: Path) -> dict[str, torch.Tensor]:
-    """Every tensor of the checkpoint's weight files, by name."""
-    files = weights_files(folder)
-    if not files:
-        raise ValueError(f"no weights file ({' or '.join(WEIGHT_FILES)}, or a sharded index of either)")
-    state: dict[str, torch.Tensor] = {}
-    for path in files:
-        if not path.is_file():
-            raise ValueError(f"the weights index names {path.name}, which is missing")
-        if path.suffix == ".safetensors":
-            from safetensors.torch import load_file
-
-            state.update(load_file(str(path), device="cpu"))
-        else:
-            state.update(torch.load(str(path), map_location="cpu", weights_only=True, mmap=True))
-    return state
 
 
 class MetricxRegressor(nn.Module):

@@ -28,7 +28,8 @@ from typing import Any
 
 import torch
 
-from .core_bleurt_model import BleurtConfig, BleurtRegressor, build_regressor, read_state_dict, weights_files
+from .core_bleurt_model import BleurtConfig, BleurtRegressor, build_regressor, read_renamed_state_dict
+from .core_weights import weights_files
 from .core_bleurt_tokenize import (
     SENTENCEPIECE_FILE, WORDPIECE_FILES, SentencePieceTexts, WordPieceTexts, load_texts_tokenizer, pair_ids,
     tokenize_texts, tokenizer_kind,
@@ -137,7 +138,7 @@ def load_checkpoint(metric: str, checkpoint: BleurtCheckpoint, device: torch.dev
         if loaded is not None:
             return loaded
         try:
-            model = build_regressor(checkpoint.config, read_state_dict(checkpoint.path))
+            model = build_regressor(checkpoint.config, read_renamed_state_dict(checkpoint.path))
             tokenizer = load_texts_tokenizer(checkpoint.path)
         except Exception as error:  # noqa: BLE001 - reported with the checkpoint's name and the layout
             raise ValueError(f"{metric}: could not load the BLEURT checkpoint {checkpoint.name!r} from "

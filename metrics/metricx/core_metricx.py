@@ -30,8 +30,8 @@ import torch
 from .core_devices import PRECISIONS, ModelPlacement, run_halving, select_dtype
 from .core_embed import pad_ids
 from .core_metricx_inputs import VERSIONS, as_official_tokenizer, encode_inputs, model_input, token_batches
-from .core_metricx_model import MetricxRegressor, build_regressor, check_config, read_state_dict, saved_precision, \
-    weights_files
+from .core_metricx_model import MetricxRegressor, build_regressor, check_config, saved_precision
+from .core_weights import read_state_dict, weights_files
 from .core_models import check_folder_links, offline_model_folder
 from .core_options import anything, boolean, choice, integer, optional, option
 from .core_process import process_state

@@ -96,8 +96,8 @@ def contrasts(data: ComparisonData, metrics: Sequence[MetricStatistics], per_exa
     notes = {system: [dict[str, Any]() for _ in chosen] for system in (first, second)}
     for other in metrics:
         for system in (first, second):
-            for row, annotations in zip(notes[system], other.annotations(data, system, chosen), strict=True):
-                row.update(annotations)
+            for row, labelled in zip(notes[system], other.annotations(data, system, chosen), strict=True):
+                row.update(labelled)
     return [ExampleContrast(
         index=index,
         source=data.sources[index] if data.sources is not None else None,
