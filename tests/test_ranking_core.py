@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from metrics._core.core_ranking import (
+    MEASURES,
     RankingOptions,
     pair_queries,
     ranking_columns,
@@ -285,6 +286,13 @@ def test_empty_ranking_scores_zero() -> None:
     assert rows == [(0.0,) * (2 + 3 * 2) + (1,)]
 
 
+def test_cutoffs_beyond_every_rank() -> None:
+    """A cut-off past any rank (even beyond 64 bits) counts every retrieved document: P = 1 / k, recall and nDCG as
+    at the last rank."""
+    rows = ranking_rows([{"a": 2.0, "b": 1.0}], [{"b": 1}], options(k=(1, 2**70)))
+    assert rows == [(0.5, 0.5, 0.0, 1 / 2**70, 0.0, 1.0, 0.0, 1 / math.log2(3), 1)]
+
+
 def test_grades_all_below_minus_one() -> None:
     # trec_eval 9 crashes here (see the module docstring); nothing is relevant: every measure 0.
     rows = ranking_rows([{"a": 1.0, "b": 0.5}], [{"a": -2, "b": -3}], options(k=(1,)))
@@ -346,6 +354,61 @@ def test_totals_rows_and_shards_agree_exactly() -> None:
     merged = schema.merge(*reversed(shards))
     assert merged == one_shot
     assert ranking_from_totals(merged, opts) == ranking_from_totals(one_shot, opts)
+
+
+@pytest.mark.parametrize("measures", [("mrr",), ("map",), ("precision",), ("recall",), ("ndcg",),
+                                      ("mrr", "ndcg"), ("precision", "recall", "ndcg")])
+def test_options_with_fewer_measures_compute_and_keep_only_those(measures: tuple[str, ...]) -> None:
+    """Options naming fewer measures (a module's: the one it reports) give those measures' statistics, rows, totals
+    and outputs, each equal to the one computed with every measure."""
+    from dataclasses import dataclass
+
+    run, qrels = generated_case(31, queries=120)
+    paired = pair_queries(run, qrels)
+    given = {"k": (1, 5, 100), "relevance_level": 2}
+    every = options(**given)
+    fewer = dataclass(frozen=True)(type("Fewer", (RankingOptions,), {"measures": measures})).resolve(METRIC, given)
+    assert every.measures == MEASURES and fewer.measures == measures
+    schema, every_schema = ranking_schema(METRIC, fewer), ranking_schema(METRIC, every)
+    cut = {"mrr": ["recip_rank"], "map": ["map"], **{name: [f"{trec}_{k}" for k in (1, 5, 100)] for name, trec in
+                                                        (("precision", "P"), ("recall", "recall"), ("ndcg", "ndcg_cut"))}}
+    assert schema.names == (*(field for name in MEASURES if name in measures for field in cut[name]), "queries")
+    rows, every_rows = ranking_rows(paired.runs, paired.qrels, fewer), ranking_rows(paired.runs, paired.qrels, every)
+    kept = [every_schema.position(name) for name in schema.names]
+    assert rows == [tuple(row[position] for position in kept) for row in every_rows]
+    totals, every_totals = (ranking_totals(paired.runs, paired.qrels, chosen) for chosen in (fewer, every))
+    assert all(totals[name] == every_totals[name] for name in totals if name != "__signature__")
+    result, every_result = ranking_from_totals(totals, fewer), ranking_from_totals(every_totals, every)
+    assert result == {name: value for name, value in every_result.items()
+                      if name == "num_queries" or name.split("@")[0] in measures}
+
+
+def test_exact_sums_equal_exact_float_sum() -> None:
+    """The numpy exact sums of the totals give ``exact_float_sum``'s sum and residuals to the bit: values of every
+    magnitude (subnormals included), signs, zeros, long columns; above the bound of exact bincounts, and for empty
+    columns, ``exact_float_sum`` itself."""
+    from metrics._core import core_ranking
+    from metrics._core.core_stats import exact_float_sum
+
+    rng = np.random.default_rng(5)
+    columns = [rng.random(1000) * 2.0 ** rng.integers(-1074, 60, 1000) * rng.choice((-1.0, 1.0), 1000),
+               np.resize([1.0, 1e-300, 5e-324, -1.0, 0.0, -0.0, 2.0**-60], 1000),
+               rng.random(1000) / rng.integers(1, 100, 1000),
+               np.zeros(1000),
+               np.resize([2.0**53, 1.0, -(2.0**53), 1.0, 2.0**-1074, 1e10], 1000)]  # columns of equal length
+    for values in columns:
+        expected = exact_float_sum(values.tolist())
+        (total, residuals), = core_ranking._exact_sums([values])
+        assert (total, residuals) == expected and math.copysign(1.0, total) == math.copysign(1.0, expected[0])
+    assert [len(residuals) for _, residuals in core_ranking._exact_sums(columns)] == [
+        len(exact_float_sum(values.tolist())[1]) for values in columns]
+    assert any(exact_float_sum(values.tolist())[1] for values in columns)  # residuals are exercised
+    assert core_ranking._exact_sums([np.zeros(0)]) == [(0.0, [])]
+    core_ranking._EXACT_SUM_VALUES, bound = 10, core_ranking._EXACT_SUM_VALUES
+    try:
+        assert core_ranking._exact_sums(columns) == [exact_float_sum(values.tolist()) for values in columns]
+    finally:
+        core_ranking._EXACT_SUM_VALUES = bound
 
 
 def test_statistics_with_other_options_never_merge() -> None:
@@ -538,12 +601,13 @@ def test_runs_and_qrels_checked_together_find_each_judged_score() -> None:
 
 @oracle
 def test_parity_when_checked_together(monkeypatch) -> None:
-    """Scores found by the joint check (blocks of 7 queries here, so that blocks end anywhere) rank as pytrec_eval
-    ranks: ties by document id, float32 ties, integers, empty runs and qrels, non-ASCII ids."""
+    """Scores found by the joint check (blocks of about 20 run documents here, so that blocks end anywhere and a
+    query longer than a block is a block of its own) rank as pytrec_eval ranks: ties by document id, float32 ties,
+    integers, empty runs and qrels, non-ASCII ids."""
     from metrics._core import core_ranking_inputs
     from metrics._core.core_ranking_inputs import RANKINGS
 
-    monkeypatch.setattr(core_ranking_inputs, "_BLOCK", 7)
+    monkeypatch.setattr(core_ranking_inputs, "_BLOCK_DOCUMENTS", 20)
     together = 0
     for seed in range(40):
         run, qrels = generated_case(seed)

@@ -6,6 +6,7 @@ command-line scorer."""
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from collections import OrderedDict
@@ -67,6 +68,21 @@ def test_cache_and_map_statistics_give_the_same_result() -> None:
         lambda batch: metric.example_stats(batch["predictions"], batch["references"], k=list(CUTOFFS)),
         batched=True, batch_size=5, remove_columns=["predictions", "references"])
     assert metric.compute_from_stats(stats, k=list(CUTOFFS)) == one_shot
+
+
+def test_each_module_keeps_only_its_own_statistics() -> None:
+    """A module's per-query statistics are its measure's values (one per cut-off for a cut-off measure) and the
+    query count: d1 retrieved at rank 2 of 2, one relevant document of two judged."""
+    runs, qrels = [{"d0": 2.0, "d1": 1.0}, {"d5": 1.0}], [{"d1": 1, "d9": 0}, {}]
+    expected = {"mrr": {"recip_rank": [0.5, 0.0]}, "map": {"map": [0.5, 0.0]},
+                "precision_at_k": {"P_1": [0.0, 0.0], "P_3": [1 / 3, 0.0], "P_10": [0.1, 0.0]},
+                "recall_at_k": {"recall_1": [0.0, 0.0], "recall_3": [1.0, 0.0], "recall_10": [1.0, 0.0]},
+                "ndcg": {"ndcg_cut_1": [0.0, 0.0], "ndcg_cut_3": [1 / math.log2(3), 0.0],
+                         "ndcg_cut_10": [1 / math.log2(3), 0.0]}}
+    for name, values in expected.items():
+        stats = load_metric(name).example_stats(predictions=runs, references=qrels, k=list(CUTOFFS))
+        signature = stats.pop("signature")
+        assert stats == {**values, "queries": [1, 0]} and len(signature) == 2, name
 
 
 def test_input_forms_agree() -> None:

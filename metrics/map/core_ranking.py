@@ -48,7 +48,8 @@ Statistics (one row per query, in this order): ``recip_rank``, ``map``, ``P_k`` 
 each k, ``ndcg_cut_k`` for each k (all ``fsum``: the query's value), ``queries`` (1; 0 for a query without
 judgements). Output keys of
 ``ranking_from_totals``: ``mrr``, ``map``, ``precision@k``, ``recall@k``, ``ndcg@k`` (each k in ``options.k``),
-``num_queries``.
+``num_queries``. Options classes whose ``measures`` name fewer of ``MEASURES`` (a module's: the one it reports)
+compute, keep and report only those.
 """
 
 from __future__ import annotations
@@ -56,15 +57,18 @@ from __future__ import annotations
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import numpy as np
 
 from .core_options import MetricOptions, choice, integer, option
-from .core_ranking_measures import RankingColumns, ranking_columns
+from .core_ranking_measures import MEASURES, RankingColumns, ranking_columns
 from .core_ranking_trec import PairedQueries, pair_queries, read_trec_qrels, read_trec_run
 from .core_stats import EXAMPLES_FIELD, RESIDUAL_SUFFIX, SIGNATURE_FIELD, StatField, StatsSchema, exact_float_sum
 
 __all__ = [
-    "PairedQueries", "RankingColumns", "RankingOptions", "pair_queries", "ranking_columns", "ranking_from_totals",
+    "MEASURES", "PairedQueries", "RankingColumns", "RankingOptions", "pair_queries", "ranking_columns", "ranking_from_totals",
     "ranking_per_query", "ranking_rows", "ranking_schema", "ranking_totals", "read_trec_qrels", "read_trec_run",
 ]
 
@@ -95,35 +99,89 @@ def _cutoffs(metric: str, name: str, value: Any) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class RankingOptions(MetricOptions):
-    """trec_eval's options for these measures (all change the per-query statistics)."""
+    """trec_eval's options for these measures (all change the per-query statistics); ``measures``: the measures
+    computed, of ``MEASURES`` (a module computes the one it reports)."""
 
     metric_name = "trec_eval"
+    measures: ClassVar[tuple[str, ...]] = MEASURES
 
     k: tuple[int, ...] = option(DEFAULT_CUTOFFS, _cutoffs, stats=True)
     relevance_level: int = option(1, integer(minimum=1), stats=True)
     score_precision: str = option("float32", choice("float32", "float64"), stats=True)
 
 
+# Each measure's statistic (trec_eval's name) and output; a cut-off measure has one of each per cut-off k.
+_NAMES = {"mrr": ("recip_rank", "mrr"), "map": ("map", "map"), "precision": ("P_{k}", "precision@{k}"),
+          "recall": ("recall_{k}", "recall@{k}"), "ndcg": ("ndcg_cut_{k}", "ndcg@{k}")}
+
+
+def _names(options: RankingOptions, which: int) -> list[str]:
+    """The statistics (``which`` 0) or outputs (1) of ``options.measures``, in the order of ``MEASURES``."""
+    names: list[str] = []
+    for measure in MEASURES:
+        if measure in options.measures:
+            name = _NAMES[measure][which]
+            names += [name.format(k=k) for k in options.k] if "{k}" in name else [name]
+    return names
+
+
 def _field_names(options: RankingOptions) -> list[str]:
-    return ["recip_rank", "map", *(f"{measure}_{k}" for measure in ("P", "recall", "ndcg_cut") for k in options.k)]
+    return _names(options, 0)
 
 
 def _output_names(options: RankingOptions) -> list[str]:
-    return ["mrr", "map", *(f"{measure}@{k}" for measure in ("precision", "recall", "ndcg") for k in options.k)]
+    return _names(options, 1)
 
 
 def ranking_schema(metric_name: str, options: RankingOptions) -> StatsSchema:
-    """Per query: its recip_rank, map, P_k, recall_k, ndcg_cut_k (exact float sums) and ``queries`` (1, or 0 for a
-    query without judgements)."""
+    """Per query: its recip_rank, map, P_k, recall_k, ndcg_cut_k (exact float sums; those of ``options.measures``)
+    and ``queries`` (1, or 0 for a query without judgements)."""
     return StatsSchema(metric_name, (*(StatField(name, "fsum") for name in _field_names(options)),
                                      StatField(QUERIES)))
 
 
-def _columns(runs: Any, qrels: Any, options: RankingOptions, checked: bool) -> list[list[Any]]:
-    """The statistics as columns: each measure's per-query values, then ``queries`` (1, or 0 when unjudged)."""
-    computed = ranking_columns(runs, qrels, options.k, options.relevance_level, options.score_precision,
-                               options.metric_name, checked=checked)
-    return [column.tolist() for column in (*computed.columns(), computed.judged)]
+def _computed(runs: Any, qrels: Any, options: RankingOptions, checked: bool) -> RankingColumns:
+    return ranking_columns(runs, qrels, options.k, options.relevance_level, options.score_precision,
+                           options.metric_name, checked=checked, measures=options.measures)
+
+
+# Values summed exactly by the bincounts of ``_exact_sums``: each adds integers below 2**27 in a float64, exact
+# for up to 2**26 values.
+_EXACT_SUM_VALUES = 1 << 26
+
+
+def _exact_sums(columns: list[np.ndarray]) -> list[tuple[float, list[float]]]:
+    """``exact_float_sum`` of each column (finite float64 values, at most ``_EXACT_SUM_VALUES`` each): the correctly
+    rounded sum and the residuals, from the exact sum, which is the same whatever the order of the values."""
+    if not columns or not 0 < len(columns[0]) <= _EXACT_SUM_VALUES:
+        return [exact_float_sum(column.tolist()) for column in columns]
+    # Each value is integer * 2**(exponent - 53), the integer below 2**53 in magnitude: as high * 2**26 + low
+    # (0 <= low < 2**26), the sums of the highs and lows of each exponent are exact in float64.
+    mantissas, exponents = np.frexp(np.array(columns, dtype=np.float64))
+    integers = (mantissas * float(1 << 53)).astype(np.int64)
+    lowest = int(exponents.min())
+    span = int(exponents.max()) - lowest + 1
+    bins = (exponents - lowest + span * np.arange(len(columns))[:, None]).reshape(-1)
+    highs, lows = (np.bincount(bins, weights=part.reshape(-1), minlength=span * len(columns)).reshape(len(columns), -1)
+                   for part in (integers >> 26, integers & ((1 << 26) - 1)))
+    scale = Fraction(2) ** (lowest - 53)
+    return [_rounded_parts(scale * sum(((int(high) << 26) + int(low)) << shift
+                                       for shift, (high, low) in enumerate(zip(column_highs, column_lows))))
+            for column_highs, column_lows in zip(highs.tolist(), lows.tolist())]
+
+
+def _rounded_parts(exact: Fraction) -> tuple[float, list[float]]:
+    """``exact`` correctly rounded to a float, and the residuals that ``exact_float_sum`` gives for values of that
+    exact sum: each the remainder correctly rounded (``math.fsum`` rounds so; so do ``Fraction``'s ``float``),
+    until the remainder is 0 (a sum of floats is a multiple of the least subnormal float, so a remainder that is
+    not 0 never rounds to 0)."""
+    total = float(exact)
+    residuals: list[float] = []
+    remaining = exact - Fraction(total)
+    while remaining and len(residuals) < 64:
+        residuals.append(float(remaining))
+        remaining -= Fraction(residuals[-1])
+    return total, residuals
 
 
 def ranking_rows(runs: Sequence[Mapping[str, float]], qrels: Sequence[Mapping[str, int]],
@@ -131,20 +189,21 @@ def ranking_rows(runs: Sequence[Mapping[str, float]], qrels: Sequence[Mapping[st
     """One row per query (``runs[i]`` against ``qrels[i]``), in ``ranking_schema`` order. A query with empty
     ``qrels[i]`` has no judgements: trec_eval skips it, so its row is all 0 with ``queries`` 0 (not counted).
     ``checked``: the caller checked the input (``ranking_columns``), so it is not checked again."""
-    return list(zip(*_columns(runs, qrels, options, checked), strict=True))
+    computed = _computed(runs, qrels, options, checked)
+    return list(zip(*(column.tolist() for column in (*computed.columns(), computed.judged)), strict=True))
 
 
 def ranking_totals(runs: Sequence[Mapping[str, float]], qrels: Sequence[Mapping[str, int]],
                    options: RankingOptions, *, checked: bool = False) -> dict[str, Any]:
     """Totals of many queries at once: equal to ``ranking_schema(...).totals_of_rows(ranking_rows(...))``."""
-    *columns, judged = _columns(runs, qrels, options, checked)
-    if not judged:
+    computed = _computed(runs, qrels, options, checked)
+    if not len(computed.judged):
         raise ValueError(f"{options.metric_name}: no queries to score; the score of an empty corpus is undefined")
     totals: dict[str, Any] = {}
-    for name, values in zip(_field_names(options), columns, strict=True):
-        totals[name], totals[name + RESIDUAL_SUFFIX] = exact_float_sum(values)
-    totals[QUERIES] = sum(judged)
-    totals[EXAMPLES_FIELD] = len(judged)
+    for name, (total, residuals) in zip(_field_names(options), _exact_sums(computed.columns()), strict=True):
+        totals[name], totals[name + RESIDUAL_SUFFIX] = total, residuals
+    totals[QUERIES] = int(computed.judged.sum())
+    totals[EXAMPLES_FIELD] = len(computed.judged)
     totals[SIGNATURE_FIELD] = options.stats_signature()
     return totals
 

@@ -17,8 +17,8 @@ A checked batch holds every run as a dict ``{doc_id: score}`` and every qrels as
 form of the features, ``{"ids": [...], "scores": [...]}``, which the same check turns back into dicts.
 Valid input is checked in whole-column passes; only input that fails them goes through the per-document
 checks, whose errors name the argument, the query and the document. Runs and qrels given as lists are checked
-together, a block of queries at a time, so that each pass over a block finds its documents still in the CPU
-cache; the judged documents' scores are looked up in their runs then, and the checked qrels carry them to the
+together, a block of whole queries (about 4,096 run documents) at a time, so that each pass over a block finds
+its documents still in the CPU cache; the judged documents' scores are looked up in their runs then, and the checked qrels carry them to the
 scorer (``Flattened.found``).
 
 An example whose qrels are empty is a query without judgements: trec_eval
@@ -148,8 +148,9 @@ def _plain_records(values: list[Any], values_key: str, implied: Any) -> list[dic
     return records
 
 
-# Queries checked together: each pass over a block's documents finds them still in the CPU cache.
-_BLOCK = 256
+# Documents checked together (whole queries, at least one): each pass over a block's documents finds them still in
+# the CPU cache.
+_BLOCK_DOCUMENTS = 4096
 
 
 def _valid_ids(records: list[dict[Any, Any]]) -> bool:
@@ -181,8 +182,19 @@ def _checked_block(records: list[dict[Any, Any]], value_types: frozenset[type],
     return records, items
 
 
-def _blocks(records: list[dict[Any, Any]]) -> list[list[dict[Any, Any]]]:
-    return [records[start:start + _BLOCK] for start in range(0, len(records), _BLOCK)]
+def _sizes(records: list[dict[Any, Any]]) -> np.ndarray:
+    return np.fromiter(map(len, records), dtype=np.int64, count=len(records))
+
+
+def _block_bounds(sizes: np.ndarray) -> list[int]:
+    """Where blocks of whole queries (of ``sizes`` documents) begin, and the end: a query begins one where its first
+    document is past a multiple of ``_BLOCK_DOCUMENTS``."""
+    blocks = (np.cumsum(sizes) - sizes) // _BLOCK_DOCUMENTS
+    return [0, *(np.flatnonzero(blocks[1:] != blocks[:-1]) + 1).tolist(), len(sizes)] if len(sizes) else [0]
+
+
+def _blocks(records: list[dict[Any, Any]], bounds: list[int]) -> list[list[dict[Any, Any]]]:
+    return [records[start:end] for start, end in zip(bounds, bounds[1:])]
 
 
 def _plain_or_none(values: list[Any], values_key: str, implied: Any) -> list[dict[Any, Any]] | None:
@@ -203,7 +215,7 @@ def _checked_at_once(values: list[Any], values_key: str, implied: Any, value_typ
         return None
     checked: list[dict[str, Any]] = []
     items: list[Any] = []
-    for block in _blocks(records):
+    for block in _blocks(records, _block_bounds(_sizes(records))):
         block_checked = _checked_block(block, value_types, convert)
         if block_checked is None:
             return None
@@ -239,9 +251,9 @@ def _graded_at_once(values: list[Any]) -> list[dict[str, int]] | None:
 
 
 def _queries_at_once(runs: list[Any], qrels: Any) -> tuple[Flattened, Flattened] | None:
-    """Runs and qrels checked together in whole-column passes, a block of queries at a time, the qrels holding
-    each judged document's score in its run (``Flattened.found``); None when anything (a NaN score, a grade
-    beyond int64, a length mismatch included) needs the separate checks."""
+    """Runs and qrels checked together in whole-column passes, a block of queries at a time (``_block_bounds`` of
+    the runs), the qrels holding each judged document's score in its run (``Flattened.found``); None when anything
+    (a NaN score, a grade beyond int64, a length mismatch included) needs the separate checks."""
     if type(qrels) is not list or len(qrels) != len(runs):
         return None
     run_records = _plain_or_none(runs, "scores", _ranked_scores)
@@ -251,11 +263,13 @@ def _queries_at_once(runs: list[Any], qrels: Any) -> tuple[Flattened, Flattened]
     checked_runs: list[dict[str, float]] = []
     checked_qrels: list[dict[str, int]] = []
     ids: list[str] = []
-    scores = np.empty(sum(map(len, run_records)), dtype=np.float64)
-    grades = np.empty(sum(map(len, qrel_records)), dtype=np.int64)
+    run_sizes, qrel_sizes = _sizes(run_records), _sizes(qrel_records)
+    scores = np.empty(int(run_sizes.sum()), dtype=np.float64)
+    grades = np.empty(int(qrel_sizes.sum()), dtype=np.int64)
     found = np.empty(len(grades), dtype=np.float64)
     begin = 0
-    for run_block, qrel_block in zip(_blocks(run_records), _blocks(qrel_records), strict=True):
+    bounds = _block_bounds(run_sizes)
+    for run_block, qrel_block in zip(_blocks(run_records, bounds), _blocks(qrel_records, bounds), strict=True):
         runs_checked = _checked_block(run_block, frozenset({float, int}), float)
         qrels_checked = _checked_block(qrel_block, frozenset({int}), None)
         if runs_checked is None or qrels_checked is None:
@@ -278,7 +292,8 @@ def _queries_at_once(runs: list[Any], qrels: Any) -> tuple[Flattened, Flattened]
         ids += block_ids
     if np.isnan(scores).any():
         return None
-    return Flattened(checked_runs, scores), Flattened(checked_qrels, grades, ids, found)
+    return (Flattened(checked_runs, scores, lengths=run_sizes),
+            Flattened(checked_qrels, grades, ids, found, qrel_sizes))
 
 
 def check_runs(metric: str, runs: Any, *, allow_empty: bool = False) -> list[dict[str, float]]:

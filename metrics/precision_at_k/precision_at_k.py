@@ -65,7 +65,7 @@ judged and is skipped (not an error, and not counted in the mean: a query of the
 in trec_eval); a query with qrels but no relevant document scores 0 and counts.
 
 All five ranking modules (`mrr`, `map`, `precision_at_k`, `recall_at_k`, `ndcg`) share one core
-(`core_ranking*`) and the same per-query statistics; each reports its own measure.
+(`core_ranking*`); each computes, keeps as per-query statistics and reports its own measure.
 """
 _KWARGS_DESCRIPTION = """\
 Args:
@@ -102,5 +102,4 @@ class PrecisionAtK(RankingMetric, evaluate.Metric):
     """Precision@k, from trec_eval's per-query statistics."""
 
     about = _ABOUT
-    options_class = ranking_options("precision_at_k")
-    measure = "precision"
+    options_class = ranking_options("precision_at_k", "precision")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from typing import Any
@@ -25,21 +25,31 @@ import numpy as np
 
 from .core_ranking_checks import Flattened, checked_queries, flat_grades, flat_scores
 
+# The measures, by the prefix of their outputs (trec_eval's recip_rank, map, P, recall, ndcg_cut), in statistics order.
+MEASURES = ("mrr", "map", "precision", "recall", "ndcg")
+
+
 @dataclass(frozen=True)
 class RankingColumns:
-    """Per-query values: one entry per query (``precision``, ``recall``, ``ndcg``: one column per cut-off);
-    ``judged``: 1 for a query with judgements, 0 for one without (trec_eval skips it: every value 0, not counted)."""
+    """Per-query values of the measures asked for (None: not asked for): one entry per query (``precision``,
+    ``recall``, ``ndcg``: one column per cut-off); ``judged``: 1 for a query with judgements, 0 for one without
+    (trec_eval skips it: every value 0, not counted)."""
 
-    recip_rank: np.ndarray
-    average_precision: np.ndarray
-    precision: np.ndarray
-    recall: np.ndarray
-    ndcg: np.ndarray
     judged: np.ndarray
+    recip_rank: np.ndarray | None = None
+    average_precision: np.ndarray | None = None
+    precision: np.ndarray | None = None
+    recall: np.ndarray | None = None
+    ndcg: np.ndarray | None = None
 
     def columns(self) -> list[np.ndarray]:
-        """The columns in statistics order: recip_rank, map, P at each k, recall at each k, ndcg_cut at each k."""
-        return [self.recip_rank, self.average_precision, *self.precision.T, *self.recall.T, *self.ndcg.T]
+        """The columns asked for, in statistics order: recip_rank, map, P at each k, recall at each k, ndcg_cut at
+        each k."""
+        columns = [column for column in (self.recip_rank, self.average_precision) if column is not None]
+        for matrix in (self.precision, self.recall, self.ndcg):
+            if matrix is not None:
+                columns.extend(matrix.T)
+        return columns
 
 
 def _rounded(scores: np.ndarray, precision: str) -> np.ndarray:
@@ -71,8 +81,8 @@ def _counted_below(rows: np.ndarray, values: np.ndarray, queries: np.ndarray, be
 
 def _dense_counts(scores: np.ndarray, lengths: np.ndarray, starts: np.ndarray, width: int,
                   queries: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each (query, score): documents of the query scored higher, and scored equal, by binary searches of
-    each query's row of scores sorted once (rows padded with NaN)."""
+    """For each (query, score) of a document of the query: documents of the query scored higher, and scored equal,
+    by binary searches of each query's row of scores sorted once (rows padded with NaN)."""
     count = len(lengths)
     if int(lengths.min()) == width:
         matrix = scores.reshape(count, width)
@@ -82,7 +92,14 @@ def _dense_counts(scores: np.ndarray, lengths: np.ndarray, starts: np.ndarray, w
         matrix[rows, np.arange(len(scores)) - np.repeat(starts, lengths)] = scores
     matrix = np.sort(matrix, axis=1)
     below = _counted_below(matrix, values, queries, np.less)
-    at_most = _counted_below(matrix, values, queries, np.less_equal)
+    # The value is the row's entry after those below it; only where the next entry ties it (or, for a value not in
+    # its row, anywhere else) are the entries up to it searched for too.
+    flat = matrix.reshape(-1)
+    at = queries * width + np.minimum(below, width - 1)
+    alone = (flat[at] == values) & ((below + 1 >= width) | (flat[np.minimum(at + 1, len(flat) - 1)] != values))
+    at_most = below + 1
+    unsure = np.flatnonzero(~alone)
+    at_most[unsure] = _counted_below(matrix, values[unsure], queries[unsure], np.less_equal)
     return lengths[queries] - at_most, at_most - below
 
 
@@ -207,15 +224,14 @@ def _log2(positions: np.ndarray) -> np.ndarray:
 
 def _at_cutoffs(groups: np.ndarray, ranks: np.ndarray, count: int,
                 cutoffs: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Per query: where its elements begin in ``groups``, and how many have rank <= k for each cut-off k."""
-    span = np.int64(int(ranks.max()) + 1 if len(ranks) else 1)
-    keys = groups * span + ranks
-    base = np.arange(count, dtype=np.int64) * span
-    begin = np.searchsorted(keys, base, side="left")
-    within = np.empty((count, len(cutoffs)), dtype=np.int64)
-    for column, cutoff in enumerate(cutoffs):
-        within[:, column] = np.searchsorted(keys, base + min(int(cutoff), int(span) - 1), side="right") - begin
-    return begin, within
+    """Per query (``groups``: sorted, each of ``0 .. count - 1``): where its elements begin, and how many have rank
+    <= k for each cut-off k (``cutoffs`` ascending): each element counted once, at the first cut-off it is within."""
+    sizes = np.bincount(groups, minlength=count)
+    slots = len(cutoffs) + 1
+    bounded = np.array([min(int(cutoff), 1 << 62) for cutoff in cutoffs], dtype=np.int64)  # ranks are below
+    first = np.searchsorted(bounded, ranks, side="left")
+    counts = np.bincount(groups * slots + first, minlength=count * slots).reshape(count, slots)
+    return np.cumsum(sizes) - sizes, np.cumsum(counts[:, :-1], axis=1)
 
 
 def _prefix_values(sums: np.ndarray, begin: np.ndarray, taken: np.ndarray) -> np.ndarray:
@@ -247,8 +263,10 @@ def _judged_in_runs(runs: Sequence[Mapping[str, Any]], qrels: Sequence[Mapping[s
 
 
 def ranking_columns(runs: Any, qrels: Any, cutoffs: Sequence[int], relevance_level: int, score_precision: str,
-                    metric: str, method: str | None = None, *, checked: bool = False) -> RankingColumns:
-    """trec_eval's recip_rank, map, P, recall and ndcg_cut of each query (``runs[i]`` ranked against ``qrels[i]``).
+                    metric: str, method: str | None = None, *, checked: bool = False,
+                    measures: Collection[str] = MEASURES) -> RankingColumns:
+    """trec_eval's recip_rank, map, P, recall and ndcg_cut of each query (``runs[i]`` ranked against ``qrels[i]``),
+    those of ``measures`` only (``MEASURES`` names them), at the ``cutoffs`` (ascending).
 
     ``method`` forces how ranks are counted (``"dense"`` or ``"sorted"``; None: chosen by cost); tests use it.
     ``checked``: the caller has checked the input (lists of dicts of the same length; string ids, float or int
@@ -261,46 +279,54 @@ def ranking_columns(runs: Any, qrels: Any, cutoffs: Sequence[int], relevance_lev
     scores = _rounded(scores, score_precision)
     judged, grades = flat_grades(metric, qrels, checked=checked)
     owners = np.repeat(np.arange(count, dtype=np.int64), judged)
-    relevant_count = np.bincount(owners[grades >= relevance_level], minlength=count)
+    computed: dict[str, np.ndarray] = {}
 
-    # The ideal ranking: every positive grade of the query, highest first (trec_eval's rel_levels).
-    positive = np.flatnonzero(grades > 0)
-    positive_owners, positive_grades = owners[positive], grades[positive]
-    order = _order_within(positive_owners, -positive_grades)
-    ideal_owners, ideal_grades = positive_owners[order], positive_grades[order]
-    ideal_positions = np.arange(len(order), dtype=np.int64) - _group_starts(ideal_owners) + 1
-    ideal_sums = _running_sums(ideal_grades / _log2(ideal_positions + 1), ideal_owners)
-    ideal_begin, ideal_taken = _at_cutoffs(ideal_owners, ideal_positions, count, cutoffs)
-    ideal = _prefix_values(ideal_sums, ideal_begin, ideal_taken)
+    # nDCG gains every positive grade; the other measures see only the relevant documents (grade >= level >= 1).
+    ranked = grades >= (1 if "ndcg" in measures else relevance_level)
+    ranked_owners, ranked_grades = owners[ranked], grades[ranked]
+    if "ndcg" in measures:  # the ideal ranking: every positive grade of the query, highest first (rel_levels)
+        order = _order_within(ranked_owners, -ranked_grades)
+        ideal_owners, ideal_grades = ranked_owners[order], ranked_grades[order]
+        ideal_positions = np.arange(len(order), dtype=np.int64) - _group_starts(ideal_owners) + 1
+        ideal_sums = _running_sums(ideal_grades / _log2(ideal_positions + 1), ideal_owners)
+        ideal_begin, ideal_taken = _at_cutoffs(ideal_owners, ideal_positions, count, cutoffs)
+        ideal = _prefix_values(ideal_sums, ideal_begin, ideal_taken)
 
-    # The retrieved documents with a positive grade, and their ranks.
-    document, found = _judged_in_runs(runs, qrels, grades > 0, positive_owners, checked)
+    # The retrieved documents among them, and their ranks, in rank order within each query.
+    document, found = _judged_in_runs(runs, qrels, ranked, ranked_owners, checked)
     retrieved = np.flatnonzero(~np.isnan(found))
-    queries = positive_owners[retrieved]
+    queries = ranked_owners[retrieved]
     ranks = _ranks(scores, lengths, queries, _rounded(found[retrieved], score_precision),
                    lambda position: document(int(retrieved[position])), runs, method)
     order = _order_within(queries, ranks)
-    queries, ranks, gains = queries[order], ranks[order], positive_grades[retrieved][order]
+    queries, ranks, gains = queries[order], ranks[order], ranked_grades[retrieved][order]
 
-    # nDCG at each cut-off: gain = grade, discount log2(rank + 1); an ideal DCG of 0 leaves the DCG (0).
-    dcg_sums = _running_sums(gains / _log2(ranks + 1), queries)
-    begin, taken = _at_cutoffs(queries, ranks, count, cutoffs)
-    dcg = _prefix_values(dcg_sums, begin, taken)
-    ndcg = np.divide(dcg, ideal, out=dcg.copy(), where=ideal > 0.0)
+    if "ndcg" in measures:  # gain = grade, discount log2(rank + 1); an ideal DCG of 0 leaves the DCG (0)
+        dcg_sums = _running_sums(gains / _log2(ranks + 1), queries)
+        begin, taken = _at_cutoffs(queries, ranks, count, cutoffs)
+        dcg = _prefix_values(dcg_sums, begin, taken)
+        computed["ndcg"] = np.divide(dcg, ideal, out=dcg, where=ideal > 0.0)
+        relevant = gains >= relevance_level
+        queries, ranks = queries[relevant], ranks[relevant]
 
     # The binary measures: relevant = grade >= relevance_level.
-    relevant = gains >= relevance_level
-    queries, ranks = queries[relevant], ranks[relevant]
-    begin, taken = _at_cutoffs(queries, ranks, count, cutoffs)
-    precision = taken / np.asarray(cutoffs, dtype=np.float64)
-    denominators = np.maximum(relevant_count, 1).astype(np.float64)[:, None]
-    recall = np.where(relevant_count[:, None] > 0, taken / denominators, 0.0)
+    relevant_count = np.bincount(owners[grades >= relevance_level], minlength=count)
+    denominators = np.maximum(relevant_count, 1).astype(np.float64)
+    if "precision" in measures or "recall" in measures:
+        _, taken = _at_cutoffs(queries, ranks, count, cutoffs)
+        if "precision" in measures:
+            computed["precision"] = taken / np.asarray(cutoffs, dtype=np.float64)
+        if "recall" in measures:
+            computed["recall"] = np.where(relevant_count[:, None] > 0, taken / denominators[:, None], 0.0)
     retrieved_relevant = np.bincount(queries, minlength=count)
+    begin = np.cumsum(retrieved_relevant) - retrieved_relevant
     found_any = retrieved_relevant > 0
-    first_rank = ranks[np.minimum(begin, max(len(ranks) - 1, 0))] if len(ranks) else np.ones(count, np.int64)
-    recip_rank = np.where(found_any, 1.0 / np.where(found_any, first_rank, 1), 0.0)
-    positions = np.arange(len(ranks), dtype=np.int64) - _group_starts(queries) + 1
-    precision_sums = _running_sums(positions / ranks, queries)
-    last = np.maximum(begin + retrieved_relevant - 1, 0)
-    average_precision = np.where(found_any, (precision_sums[last] if len(ranks) else 0.0) / denominators[:, 0], 0.0)
-    return RankingColumns(recip_rank, average_precision, precision, recall, ndcg, (judged > 0).astype(np.int64))
+    if "mrr" in measures:
+        first_rank = ranks[np.minimum(begin, max(len(ranks) - 1, 0))] if len(ranks) else np.ones(count, np.int64)
+        computed["mrr"] = np.where(found_any, 1.0 / np.where(found_any, first_rank, 1), 0.0)
+    if "map" in measures:
+        positions = np.arange(len(ranks), dtype=np.int64) - begin[queries] + 1
+        precision_sums = _running_sums(positions / ranks, queries)
+        last = np.maximum(begin + retrieved_relevant - 1, 0)
+        computed["map"] = np.where(found_any, (precision_sums[last] if len(ranks) else 0.0) / denominators, 0.0)
+    return RankingColumns((judged > 0).astype(np.int64), *map(computed.get, MEASURES))
