@@ -172,12 +172,27 @@ def uses_a_model(name: str) -> bool:
 # Texts a model metric scores here (each a forward pass, twice: through map and through compute); perplexity's
 # default model, SmolLM2-135M, costs about ten times all-MiniLM-L6-v2 per token
 MODEL_CORPUS_SIZE = {"perplexity": 16}
+# TER's shift search on 2,000 CNN/DailyMail summaries took a minute twice over (map and compute); the first 500
+# examples of each corpus show the same reduction (the whole corpora run under `-m slow`).
+TEXT_CORPUS_SIZE = {"ter": 500}
 
 
 @pytest.mark.parametrize("name", STATS_METRICS)
 def test_map_reduces_to_the_corpus_result(name: str, text_corpora) -> None:
+    check_map_reduces_to_the_corpus_result(name, text_corpora, TEXT_CORPUS_SIZE.get(name))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(TEXT_CORPUS_SIZE))
+def test_map_reduces_whole_corpora_to_the_corpus_result(name: str, text_corpora) -> None:
+    check_map_reduces_to_the_corpus_result(name, text_corpora, None)
+
+
+def check_map_reduces_to_the_corpus_result(name: str, text_corpora, text_size: int | None) -> None:
+    """Dataset.map of example_stats (two processes for text metrics), then compute_from_stats, equals compute on
+    each corpus cut to ``text_size`` examples (model metrics: to their MODEL_CORPUS_SIZE)."""
     metric = load_metric(name)
-    num_proc, size = (None, MODEL_CORPUS_SIZE.get(name, 64)) if uses_a_model(name) else (2, None)
+    num_proc, size = (None, MODEL_CORPUS_SIZE.get(name, 64)) if uses_a_model(name) else (2, text_size)
     columns = metric.inputs.columns
     for corpus_name, corpus in corpora_for(metric, text_corpora).items():
         corpus = {column: values[:size] for column, values in corpus.items()}
