@@ -10,7 +10,8 @@ Payload actions (JSON on standard input, JSON result on the last line of standar
   ``hparams.yaml``;
 - ``predict``: unbabel-comet's ``load_from_checkpoint`` and ``predict`` on the samples: per-sample scores, the
   system score, the seconds ``predict`` took and the entries of its ``metadata`` named by ``metadata`` (e.g.
-  XCOMET's ``error_spans``);
+  XCOMET's ``error_spans``); optionally after ``set_decoding_threshold(decoding_threshold)``, and with
+  ``predict(mc_dropout=mc_dropout)`` (metadata ``mcd_scores``, ``mcd_std``), torch seeded with ``seed``;
 - ``train``: one training step of a regression model with ``comet-train``'s callbacks, and the checkpoint
   pytorch-lightning writes (its entries' names);
 - ``steps``: several of these in one process.
@@ -98,11 +99,15 @@ def predict(payload: dict[str, Any]) -> dict[str, Any]:
 
     model = load_from_checkpoint(payload["checkpoint"], local_files_only=True)
     torch.set_num_threads(payload.get("threads", torch.get_num_threads()))
+    if payload.get("decoding_threshold") is not None:
+        model.set_decoding_threshold(payload["decoding_threshold"])
+    if "seed" in payload:
+        torch.manual_seed(payload["seed"])
     results = []
     for samples in payload["sample_sets"]:
         start = time.perf_counter()
         output = model.predict(samples, batch_size=payload.get("batch_size", 16), gpus=0, progress_bar=False,
-                               num_workers=0)
+                               num_workers=0, mc_dropout=payload.get("mc_dropout", 0))
         seconds = time.perf_counter() - start
         metadata = dict(output.metadata) if "metadata" in output else {}
         results.append({"scores": list(output.scores), "system_score": output.system_score, "seconds": seconds,

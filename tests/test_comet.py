@@ -85,6 +85,12 @@ def oracle_samples(corpus: dict[str, list], with_references: bool) -> tuple[list
     return samples, counts
 
 
+def first_references(count: int) -> dict[str, list]:
+    """The first ``count`` examples of the test corpus with their first reference only."""
+    corpus = wmt_corpus(count)
+    return {**corpus, "references": [group[:1] for group in corpus["references"]]}
+
+
 def per_example(values: list[float], counts: list[int], reduce=lambda group: sum(group) / len(group)) -> list[float]:
     result, offset = [], 0
     for count in counts:
@@ -93,10 +99,22 @@ def per_example(values: list[float], counts: list[int], reduce=lambda group: sum
     return result
 
 
+# Monte Carlo dropout: passes per example, the model, examples (one reference each; after the corpus's
+# 510-token texts, which would make 100 passes slow)
+MCD_PASSES, MCD_MODEL, MCD_EXAMPLES = 100, "da_xlmr", slice(22, 27)
+MCD_COUNT = MCD_EXAMPLES.stop - MCD_EXAMPLES.start
+
+
+def mc_dropout_corpus() -> dict[str, list]:
+    return {key: values[MCD_EXAMPLES] for key, values in first_references(MCD_EXAMPLES.stop).items()}
+
+
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[dict[str, Path], dict[str, list[float]]]:
-    """The three models, built and saved by unbabel-comet, and its per-sample scores of the test corpus with each
-    (`predict` with its default batch size, 16), in one run of the oracle (importing it takes seconds)."""
+def built(tmp_path_factory) -> tuple[dict[str, Path], dict[str, list[float]], dict[str, list[float]]]:
+    """The three models, built and saved by unbabel-comet, its per-sample scores of the test corpus with each
+    (`predict` with its default batch size, 16), and its Monte Carlo dropout means and deviations (`predict(
+    mc_dropout=MCD_PASSES)`) of the MCD_EXAMPLES with MCD_MODEL, in one run of the oracle (importing
+    it takes seconds)."""
     folder = tmp_path_factory.mktemp("comet")
     data = SHARED_DATA / "wmt17-en-de"
     if not data.is_dir():
@@ -116,9 +134,13 @@ def built(tmp_path_factory) -> tuple[dict[str, Path], dict[str, list[float]]]:
         samples, _ = oracle_samples(corpus, identifier == "regression_metric")
         steps.append({"action": "predict", "checkpoint": str(folder / name / "checkpoints" / "model.ckpt"),
                       "sample_sets": [samples]})
-    results = run_oracle(ORACLE, {"action": "steps", "steps": steps})[-len(MODELS):]
+    samples, _ = oracle_samples(mc_dropout_corpus(), True)
+    steps.append({"action": "predict", "checkpoint": str(folder / MCD_MODEL / "checkpoints" / "model.ckpt"),
+                  "sample_sets": [samples], "mc_dropout": MCD_PASSES, "seed": 0, "metadata": ["mcd_scores", "mcd_std"]})
+    results = run_oracle(ORACLE, {"action": "steps", "steps": steps})[-len(MODELS) - 1:]
     return ({name: folder / name for name in MODELS},
-            {name: result["results"][0]["scores"] for name, result in zip(MODELS, results)})
+            {name: result["results"][0]["scores"] for name, result in zip(MODELS, results)},
+            results[-1]["results"][0]["metadata"])
 
 
 @pytest.fixture(scope="module")
@@ -129,6 +151,11 @@ def checkpoints(built) -> dict[str, Path]:
 @pytest.fixture(scope="module")
 def oracle_scores(built) -> dict[str, list[float]]:
     return built[1]
+
+
+@pytest.fixture(scope="module")
+def oracle_mc_dropout(built) -> dict[str, list[float]]:
+    return built[2]
 
 
 @pytest.fixture(scope="module")
@@ -207,6 +234,101 @@ def test_bf16_stays_close_to_fp32(comet, checkpoints) -> None:
     bf16 = comet.compute(**corpus, checkpoint=str(checkpoints["da_xlmr"]), precision="bf16")
     spread = max(fp32["scores"]) - min(fp32["scores"])
     assert max(abs(a - b) for a, b in zip(fp32["scores"], bf16["scores"])) < 0.1 * spread
+
+
+# --- Monte Carlo dropout --------------------------------------------------------------------------------------
+
+
+def loaded_models() -> dict[tuple[str, ...], object]:
+    """The process's loaded COMET models, by key (the last part says whether the copy is for MC dropout)."""
+    registry = core_process._registry().state
+    (loaded,) = [value for key, value in registry.items() if key.endswith("loaded COMET models")]
+    return loaded.models
+
+
+def test_mc_dropout_agrees_with_unbabel_comet_in_distribution(comet, checkpoints, oracle_mc_dropout) -> None:
+    """Dropout masks are random, so the comparison with unbabel-comet's `predict(mc_dropout=100)` is statistical.
+
+    Each example's MC dropout mean is the mean of 100 independent passes, here and in the oracle; if both draw
+    from the same distribution, their difference has mean 0 and standard error sqrt((s_ours^2 + s_theirs^2) / 100)
+    (each mean's variance is the pass variance over 100), and by the central limit theorem difference / error is
+    close to a standard normal. With 5 examples compared, a bound of 5 standard errors is exceeded by chance with
+    probability below 5 * 5.7e-7 (Bonferroni), about 3e-6. The deviations: for normal passes the log of a sample
+    deviation of 100 has a standard deviation of about 1 / sqrt(2 * 99) = 0.071, so the log ratio of two has
+    0.1; a bound of 0.75 per example is 7.5 of those (room for heavier tails than the normal's), and the
+    geometric mean ratio over the 5 examples stays within exp(+-0.3), 3 of those even were the examples fully
+    correlated. Without dropout (or with dropout that never reaches the score) the deviations are 0 and fail the
+    ratio bound; the means alone would not tell (for this model dropout moves an example's mean by less than 5
+    standard errors, so the deterministic scores would pass that bound too)."""
+    corpus = mc_dropout_corpus()
+    checkpoint = str(checkpoints[MCD_MODEL])
+    deterministic = comet.compute(**corpus, checkpoint=checkpoint)
+    torch.manual_seed(0)
+    result = comet.compute(**corpus, checkpoint=checkpoint, mc_dropout=MCD_PASSES)
+    assert result["scores"] == deterministic["scores"]  # the scores stay those of the model in evaluation mode
+    assert result["mean_score"] == deterministic["mean_score"]
+    ours_mean, ours_std = result["mcd_scores"], result["mcd_std"]
+    theirs_mean, theirs_std = oracle_mc_dropout["mcd_scores"], oracle_mc_dropout["mcd_std"]
+    assert len(ours_mean) == len(ours_std) == len(theirs_mean) == MCD_COUNT
+    assert min(ours_std) > 0 and min(theirs_std) > 0
+    errors = [math.sqrt((a ** 2 + b ** 2) / MCD_PASSES) for a, b in zip(ours_std, theirs_std)]
+    standardised = [abs(a - b) / error for a, b, error in zip(ours_mean, theirs_mean, errors)]
+    assert max(standardised) < 5, max(standardised)
+    log_ratios = [math.log(a / b) for a, b in zip(ours_std, theirs_std)]
+    assert max(map(abs, log_ratios)) < 0.75, max(map(abs, log_ratios))
+    assert abs(sum(log_ratios) / MCD_COUNT) < 0.3
+
+
+def test_mc_dropout_runs_n_passes_in_training_mode(comet, checkpoints) -> None:
+    corpus = first_references(6)
+    checkpoint = str(checkpoints[MCD_MODEL])
+    first = comet.compute(**corpus, checkpoint=checkpoint, mc_dropout=2)
+    file = str((checkpoints[MCD_MODEL] / "checkpoints" / "model.ckpt").resolve())
+    (key,) = [key for key in loaded_models() if key[0] == file and key[-1] == "mc-dropout"]
+    model = loaded_models()[key].model
+    assert model.training and all(module.training for module in model.modules())
+    calls = []
+    hook = model.estimator.register_forward_hook(lambda *_: calls.append(1))  # once per pass (under 4096 rows)
+    try:
+        result = comet.compute(**corpus, checkpoint=checkpoint, mc_dropout=7)
+    finally:
+        hook.remove()
+    assert len(calls) == 7 and len(result["mcd_scores"]) == 6
+    stats = comet.example_stats(**corpus, checkpoint=checkpoint, mc_dropout=3)
+    assert len(stats["mcd_scores"]) == len(stats["mcd_std"]) == 6 and min(stats["mcd_std"]) > 0
+    assert stats["mean_score"] == pytest.approx(first["scores"], abs=1e-6)
+
+
+def test_mc_dropout_without_dropout_gives_the_deterministic_scores(comet, checkpoints, tmp_path) -> None:
+    """A copy of the model with every dropout probability 0 (the estimator's, the layer mix's, the encoder's): its
+    passes in training mode are the model in evaluation mode (nothing else changes in training mode)."""
+    import json
+
+    import yaml
+
+    encoder = Path(shutil.copytree(checkpoints[MCD_MODEL].parent / "encoder-XLM-RoBERTa", tmp_path / "encoder"))
+    config = json.loads((encoder / "config.json").read_text())
+    config.update(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    (encoder / "config.json").write_text(json.dumps(config))
+    model = copy_model(checkpoints[MCD_MODEL], tmp_path / "model")
+    content = torch.load(model / "checkpoints" / "model.ckpt", weights_only=True)
+    content["hyper_parameters"].update(dropout=0.0, pretrained_model=str(encoder))
+    torch.save(content, model / "checkpoints" / "model.ckpt")
+    hparams = yaml.safe_load((model / "hparams.yaml").read_text())
+    (model / "hparams.yaml").write_text(yaml.safe_dump({**hparams, "dropout": 0.0, "pretrained_model": str(encoder)}))
+    corpus = first_references(12)
+    result = comet.compute(**corpus, checkpoint=str(model), mc_dropout=3)
+    assert result["mcd_scores"] == pytest.approx(result["scores"], abs=1e-6)
+    assert max(result["mcd_std"]) < 1e-6
+
+
+def test_mc_dropout_passes_are_checked(comet, checkpoints) -> None:
+    inputs = {"sources": ["a"], "predictions": ["b"], "references": ["c"], "checkpoint": str(checkpoints[MCD_MODEL])}
+    with pytest.raises(ValueError, match=r"`mc_dropout` must be 0 \(off\) or at least 2 passes"):
+        comet.compute(**inputs, mc_dropout=1)
+    for bad in (-1, 2.5, True, "4"):
+        with pytest.raises((TypeError, ValueError), match=r"`mc_dropout`"):
+            comet.compute(**inputs, mc_dropout=bad)
 
 
 # --- bad input -----------------------------------------------------------------------------------------------

@@ -40,6 +40,10 @@ MODELS = {
 }
 # the cases scored: (model, with references)
 CASES = [("kiwi", False), ("unified_tags", True), ("unified_tags", False), ("xcomet", True), ("xcomet", False)]
+# unbabel-comet's `set_decoding_threshold` on the models that tag words: (model, with references, threshold)
+THRESHOLDS = (0.15, 0.6)
+THRESHOLD_CASES = [(name, refs, threshold) for name, refs in (("unified_tags", True), ("xcomet", True), ("xcomet", False))
+                   for threshold in THRESHOLDS]
 
 
 def single_reference_corpus(count: int) -> dict[str, list]:
@@ -49,8 +53,9 @@ def single_reference_corpus(count: int) -> dict[str, list]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[dict[str, Path], dict[tuple[str, bool], dict]]:
-    """The models, built and saved by unbabel-comet, and its predictions (scores and error spans) of each case."""
+def built(tmp_path_factory) -> tuple[dict[str, Path], dict[tuple, dict]]:
+    """The models, built and saved by unbabel-comet, and its predictions (scores and error spans) of each case and
+    threshold case."""
     folder = tmp_path_factory.mktemp("comet-unified")
     data = SHARED_DATA / "wmt17-en-de"
     if not data.is_dir():
@@ -66,13 +71,14 @@ def built(tmp_path_factory) -> tuple[dict[str, Path], dict[tuple[str, bool], dic
         steps.append({"action": "build", "folder": str(folder / name), "encoder": str(folder / f"encoder-{family}"),
                       "class_identifier": identifier, "seed": 10 + seed, **extra,
                       "hparams": {"encoder_model": family, **hparams}})
-    for name, with_references in CASES:
+    cases = [(name, with_references, None) for name, with_references in CASES] + THRESHOLD_CASES
+    for name, with_references, threshold in cases:
         samples, _ = oracle_samples(corpus, with_references)
         steps.append({"action": "predict", "checkpoint": str(folder / name / "checkpoints" / "model.ckpt"),
-                      "sample_sets": [samples], "metadata": ["error_spans"]})
-    results = run_oracle(ORACLE, {"action": "steps", "steps": steps})[-len(CASES):]
-    return ({name: folder / name for name in MODELS},
-            {case: result["results"][0] for case, result in zip(CASES, results)})
+                      "sample_sets": [samples], "metadata": ["error_spans"], "decoding_threshold": threshold})
+    results = run_oracle(ORACLE, {"action": "steps", "steps": steps})[-len(cases):]
+    predictions = {case[:2] if case[2] is None else case: result["results"][0] for case, result in zip(cases, results)}
+    return {name: folder / name for name in MODELS}, predictions
 
 
 @pytest.fixture(scope="module")
@@ -101,6 +107,75 @@ def test_scores_and_spans_equal_unbabel_comet(comet, built, case) -> None:
     assert sum(map(len, theirs)) > COUNT // 2  # spans are there to compare
     for ours_spans, their_spans in zip(result["error_spans"], theirs, strict=True):
         assert_same_spans(ours_spans, their_spans)
+
+
+@pytest.mark.parametrize("case", THRESHOLD_CASES,
+                         ids=[f"{name}-{'ref' if refs else 'qe'}-{threshold}" for name, refs, threshold in THRESHOLD_CASES])
+def test_decoding_threshold_equals_unbabel_comet(comet, built, case) -> None:
+    """`decoding_threshold` as unbabel-comet's `set_decoding_threshold`: a token is an error where its error labels'
+    probabilities sum to more than the threshold; spans (and XCOMET's scores, through its MQM part) as its own."""
+    checkpoints, predictions = built
+    name, with_references, threshold = case
+    corpus = single_reference_corpus(COUNT)
+    inputs = corpus if with_references else {key: corpus[key] for key in ("sources", "predictions")}
+    result = comet.compute(**inputs, checkpoint=str(checkpoints[name]), batch_size=32, decoding_threshold=threshold)
+    expected = predictions[case]
+    assert max(abs(a - b) for a, b in zip(result["scores"], expected["scores"], strict=True)) <= TOLERANCE
+    for ours_spans, their_spans in zip(result["error_spans"], expected["metadata"]["error_spans"], strict=True):
+        assert_same_spans(ours_spans, their_spans)
+    assert expected["metadata"]["error_spans"] != predictions[case[:2]]["metadata"]["error_spans"]  # it mattered
+
+
+def test_decoding_threshold_is_checked(comet, built, tmp_path) -> None:
+    checkpoints, _ = built
+    inputs = {"sources": ["a"], "predictions": ["b"]}
+    for bad in (0, 1, 1.5, -0.2, float("nan")):
+        with pytest.raises(ValueError, match=r"`decoding_threshold` (must be between 0 and 1|is NaN)"):
+            comet.compute(**inputs, checkpoint=str(checkpoints["xcomet"]), decoding_threshold=bad)
+    with pytest.raises(ValueError, match=r"`decoding_threshold` chooses the error tags of error spans; model .* tags "
+                                         r"no words"):
+        comet.compute(**inputs, checkpoint=str(checkpoints["kiwi"]), decoding_threshold=0.5)
+    # statistics made under another threshold never merge
+    stats = comet.example_stats(**inputs, references=["c"], checkpoint=str(checkpoints["xcomet"]),
+                                decoding_threshold=0.3)
+    with pytest.raises(ValueError, match=r"computed with options"):
+        comet.compute_from_stats(stats, checkpoint=str(checkpoints["xcomet"]))
+
+
+def test_error_spans_in_example_stats_equal_compute(comet, built) -> None:
+    """`example_stats` carries each example's error spans (a JSON string: `json.loads` gives compute's list) beside
+    the statistics; `datasets.Dataset.map` stores them even where a first batch has no span at all."""
+    import json
+
+    import datasets
+
+    checkpoints, _ = built
+    checkpoint = str(checkpoints["xcomet"])
+    corpus = single_reference_corpus(40)
+    expected = comet.compute(**corpus, checkpoint=checkpoint, decoding_threshold=0.6)
+    stats = comet.example_stats(**corpus, checkpoint=checkpoint, decoding_threshold=0.6)
+    assert [json.loads(value) for value in stats["error_spans"]] == expected["error_spans"]
+    assert sum(map(len, expected["error_spans"])) > 0
+    # an example without spans first: the column's first batch (of one) holds only an empty list
+    order = sorted(range(40), key=lambda index: len(expected["error_spans"][index]) > 0)
+    assert not expected["error_spans"][order[0]]
+    rows = datasets.Dataset.from_dict({"sources": [corpus["sources"][index] for index in order],
+                                       "predictions": [corpus["predictions"][index] for index in order],
+                                       "references": [corpus["references"][index][0] for index in order]})
+    mapped = rows.map(lambda batch: comet.example_stats(**batch, checkpoint=checkpoint, decoding_threshold=0.6),
+                      batched=True, batch_size=1)
+    for value, index in zip(mapped["error_spans"], order, strict=True):  # scored one at a time: the last bits differ
+        assert_same_spans(json.loads(value), expected["error_spans"][index])
+    merged = comet.compute_from_stats(mapped, checkpoint=checkpoint, decoding_threshold=0.6)
+    assert merged["mean_score"] == pytest.approx(expected["mean_score"], abs=TOLERANCE)
+
+
+def test_unified_models_refuse_mc_dropout(comet, built) -> None:
+    checkpoints, _ = built
+    for name in ("kiwi", "xcomet"):
+        with pytest.raises(ValueError, match=r"`mc_dropout` is for regression models .* does not implement Monte "
+                                             r"Carlo dropout either"):
+            comet.compute(sources=["a"], predictions=["b"], checkpoint=str(checkpoints[name]), mc_dropout=4)
 
 
 def assert_same_spans(ours: list[dict], theirs: list[dict]) -> None:

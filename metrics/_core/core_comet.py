@@ -6,6 +6,10 @@ the estimator then scores every (source, translation, reference) row from those 
 the three texts of every sample again in batches sorted by source length only; the scores are the same (the
 embedding of a text does not depend on its batch beyond the last bits of floating-point summation order).
 Loaded models stay in memory for the life of the process (``core_process``'s registry).
+
+Monte Carlo dropout (unbabel-comet's ``predict(mc_dropout=N)``, regression models) scores every example N more
+times with a copy of the model in training mode (dropout in the encoder, the layer mix and the estimator), each
+text of an example embedded apart from the example's other texts, as unbabel-comet embeds them.
 """
 
 from __future__ import annotations
@@ -62,11 +66,12 @@ def encoder_folder(metric: str, checkpoint: CometCheckpoint, encoder_path: str |
 
 
 def load_comet(metric: str, checkpoint: CometCheckpoint, encoder: Path, *, device: torch.device,
-               dtype: torch.dtype) -> LoadedComet:
-    """The model of ``checkpoint`` on ``device`` with its encoder in ``dtype``, loaded once per process."""
+               dtype: torch.dtype, mc_dropout: bool = False) -> LoadedComet:
+    """The model of ``checkpoint`` on ``device`` with its encoder in ``dtype``, loaded once per process; with
+    ``mc_dropout``, a copy of its own in training mode (dropout on; no fused oneDNN blocks, which leave it out)."""
     stamp = checkpoint.checkpoint.stat()
     key = (str(checkpoint.checkpoint), str(stamp.st_mtime_ns), str(stamp.st_size), str(encoder), str(device),
-           str(dtype))
+           str(dtype), "mc-dropout" if mc_dropout else "inference")
     with _LOADED.lock:
         if key in _LOADED.models:
             return _LOADED.models[key]
@@ -81,7 +86,10 @@ def load_comet(metric: str, checkpoint: CometCheckpoint, encoder: Path, *, devic
                              f"{error}") from error
         model.to(device)
         model.encoder.to(dtype=dtype)
-        use_onednn_linears(model, device, dtype)
+        if mc_dropout:
+            model.train()
+        else:
+            use_onednn_linears(model, device, dtype)
         max_length = model.encoder.config.max_position_embeddings - 4
         loaded = LoadedComet(checkpoint, model, tokenizer, device, max_length)
         _LOADED.models[key] = loaded
@@ -117,30 +125,56 @@ def _embed(loaded: LoadedComet, texts: Sequence[str], batch_size: int,
 
 def comet_scores(loaded: LoadedComet, sources: Sequence[str], predictions: Sequence[str],
                  references: Sequence[Sequence[str]], *, batch_size: int, reduction: str = "mean",
-                 chunk_size: int = 8192, progress: Callable[[int], None] | None = None) -> list[JointResult]:
-    """One score per example (with the translation's error spans where the model tags words); with several
-    references, the ``reduction`` ('mean' or 'max') of its scores against each."""
+                 decoding_threshold: float | None = None, chunk_size: int = 8192,
+                 progress: Callable[[int], None] | None = None) -> list[JointResult]:
+    """One score per example (with the translation's error spans where the model tags words, decoded with
+    ``decoding_threshold``: see ``core_comet_spans.decode_spans``); with several references, the ``reduction``
+    ('mean' or 'max') of its scores against each."""
     results: list[JointResult] = []
     for start in range(0, len(predictions), chunk_size):
         end = start + chunk_size
         part = (sources[start:end], predictions[start:end], references[start:end])
         if isinstance(loaded.model, UnifiedModel):
             results.extend(joint_scores(loaded.model, loaded.tokenizer, loaded.device, loaded.max_length, *part,
-                                        batch_size=batch_size, reduction=reduction, progress=progress))
+                                        batch_size=batch_size, reduction=reduction,
+                                        decoding_threshold=decoding_threshold, progress=progress))
         else:
             results.extend(JointResult(score, None)
                            for score in _chunk_scores(loaded, *part, batch_size, reduction, progress))
     return results
 
 
+def mc_dropout_scores(loaded: LoadedComet, sources: Sequence[str], predictions: Sequence[str],
+                      references: Sequence[Sequence[str]], *, passes: int, batch_size: int, reduction: str = "mean",
+                      chunk_size: int = 8192, progress: Callable[[int], None] | None = None
+                      ) -> list[tuple[float, float]]:
+    """Each example's mean and standard deviation (n - 1 in the denominator, as ``torch.std``) of its scores over
+    ``passes`` Monte Carlo dropout passes of a model loaded with ``mc_dropout``; with several references, each
+    pass scores the ``reduction`` of the example's scores against each."""
+    results: list[tuple[float, float]] = []
+    for start in range(0, len(predictions), chunk_size):
+        end = start + chunk_size
+        part = (sources[start:end], predictions[start:end], references[start:end])
+        draws = torch.tensor([_chunk_scores(loaded, *part, batch_size, reduction, progress, separate_roles=True)
+                              for _ in range(passes)], dtype=torch.float64)
+        results.extend(zip(draws.mean(dim=0).tolist(), draws.std(dim=0).tolist(), strict=True))
+    return results
+
+
 def _chunk_scores(loaded: LoadedComet, sources: Sequence[str], predictions: Sequence[str],
                   references: Sequence[Sequence[str]], batch_size: int, reduction: str,
-                  progress: Callable[[int], None] | None) -> list[float]:
-    texts = list(dict.fromkeys([*sources, *predictions, *(text for group in references for text in group)]))
-    position = {text: index for index, text in enumerate(texts)}
-    embeddings = _embed(loaded, texts, batch_size, progress)
+                  progress: Callable[[int], None] | None, separate_roles: bool = False) -> list[float]:
+    """The examples' scores, each distinct text embedded once (with ``separate_roles``, once as a source, once as a
+    translation and once as a reference: a translation equal to its reference is then embedded twice)."""
+    roles = (sources, predictions, [text for group in references for text in group])
+    entries = list(dict.fromkeys((role if separate_roles else 0, text) for role, texts in enumerate(roles)
+                                 for text in texts))
+    position = {entry: index for index, entry in enumerate(entries)}
+    embeddings = _embed(loaded, [text for _, text in entries], batch_size, progress)
+    source_role, translation_role, reference_role = (0, 1, 2) if separate_roles else (0, 0, 0)
     counts = [max(len(group), 1) for group in references]
-    rows = [(position[source], position[prediction], position[group[k]] if group else None)
+    rows = [(position[source_role, source], position[translation_role, prediction],
+             position[reference_role, group[k]] if group else None)
             for source, prediction, group, count in zip(sources, predictions, references, counts, strict=True)
             for k in range(count)]
     values: list[float] = []

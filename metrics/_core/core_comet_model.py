@@ -28,32 +28,45 @@ _IGNORED_BUFFERS = ("position_ids", "token_type_ids", "dropout_mask", "dropout_f
 
 
 def sparsemax(weights: torch.Tensor) -> torch.Tensor:
-    """Sparsemax of a vector (Martins & Astudillo 2016), as entmax's ``sparsemax`` computes it."""
-    ordered, _ = torch.sort(weights, descending=True)
-    cumulative = ordered.cumsum(0) - 1
-    ranks = torch.arange(1, len(weights) + 1, device=weights.device, dtype=weights.dtype)
+    """Sparsemax over the last dimension (Martins & Astudillo 2016), as entmax's ``sparsemax`` computes it."""
+    shifted = weights - weights.max(dim=-1, keepdim=True).values
+    ordered, _ = torch.sort(shifted, dim=-1, descending=True)
+    cumulative = ordered.cumsum(-1) - 1
+    ranks = torch.arange(1, weights.shape[-1] + 1, device=weights.device, dtype=weights.dtype)
     support = (ranks * ordered - cumulative) > 0
-    size = support.sum()
-    threshold = cumulative[size - 1] / size.to(weights.dtype)
-    return torch.clamp(weights - threshold, min=0)
+    size = support.sum(dim=-1, keepdim=True)
+    threshold = cumulative.gather(-1, size - 1) / size.to(weights.dtype)
+    return torch.clamp(shifted - threshold, min=0)
+
+
+# the weight unbabel-comet gives a dropped layer before the softmax or sparsemax
+_DROPPED_LAYER = -1e20
 
 
 class LayerMix(nn.Module):
-    """unbabel-comet's layer-wise attention in evaluation mode: ``gamma * sum(w_k * layer_k)``."""
+    """unbabel-comet's layer-wise attention: ``gamma * sum(w_k * layer_k)``. In training mode (Monte Carlo dropout)
+    each layer is dropped with probability ``dropout`` before the weights are normalised, independently for each
+    sentence (unbabel-comet draws one mask per encoder call, and encodes an example's source, translation and
+    reference in separate calls: each text's draw is independent of the others' in its example either way)."""
 
-    def __init__(self, num_layers: int, *, layer_norm: bool, transformation: str) -> None:
+    def __init__(self, num_layers: int, *, layer_norm: bool, transformation: str, dropout: float = 0.0) -> None:
         super().__init__()
         self.scalar_parameters = nn.ParameterList([nn.Parameter(torch.zeros(1)) for _ in range(num_layers)])
         self.gamma = nn.Parameter(torch.ones(1))
         self.layer_norm = layer_norm
         self.transformation = transformation
+        self.dropout = dropout
 
     def forward(self, layers: tuple[torch.Tensor, ...], mask: torch.Tensor) -> torch.Tensor:
         weights = torch.cat(list(self.scalar_parameters))
-        weights = sparsemax(weights) if self.transformation == "sparsemax" else torch.softmax(weights, dim=0)
+        if self.training and self.dropout:
+            kept = torch.rand(mask.shape[0], len(weights), device=weights.device) > self.dropout
+            weights = torch.where(kept, weights, torch.full_like(weights, _DROPPED_LAYER))
+        weights = sparsemax(weights) if self.transformation == "sparsemax" else torch.softmax(weights, dim=-1)
         if self.layer_norm:
             layers = tuple(_sentence_normalised(layer, mask) for layer in layers)
-        return self.gamma * sum(weight * layer for weight, layer in zip(weights.split(1), layers, strict=True))
+        parts = weights.split(1) if weights.dim() == 1 else [column.view(-1, 1, 1) for column in weights.unbind(1)]
+        return self.gamma * sum(weight * layer for weight, layer in zip(parts, layers, strict=True))
 
 
 def _sentence_normalised(layer: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -69,7 +82,7 @@ def _sentence_normalised(layer: torch.Tensor, mask: torch.Tensor) -> torch.Tenso
 
 
 class FeedForward(nn.Module):
-    """unbabel-comet's ``FeedForward`` in evaluation mode (its layers under ``ff``, dropout as identity)."""
+    """unbabel-comet's ``FeedForward`` (its layers under ``ff``)."""
 
     def __init__(self, layers: nn.Sequential) -> None:
         super().__init__()
@@ -79,13 +92,15 @@ class FeedForward(nn.Module):
         return self.ff(features)
 
 
-def feed_forward(state: dict[str, torch.Tensor], activation: str, final_activation: str | None) -> FeedForward:
-    """unbabel-comet's ``FeedForward`` with the layer sizes of the weights in ``state``."""
+def feed_forward(state: dict[str, torch.Tensor], activation: str, final_activation: str | None,
+                 dropout: float = 0.0) -> FeedForward:
+    """unbabel-comet's ``FeedForward`` with the layer sizes of the weights in ``state``, its hidden layers' dropout
+    ``dropout`` (active in training mode only)."""
     linear_indices = sorted(int(key.split(".")[0]) for key in state if key.endswith(".weight"))
     modules: list[nn.Module] = []
     for position, index in enumerate(linear_indices):
         while len(modules) < index:
-            modules.append(nn.Identity())
+            modules.append(nn.Dropout(dropout))
         weight = state[f"{index}.weight"]
         modules.append(nn.Linear(weight.shape[1], weight.shape[0]))
         if position < len(linear_indices) - 1:
@@ -93,6 +108,13 @@ def feed_forward(state: dict[str, torch.Tensor], activation: str, final_activati
     if final_activation is not None:
         modules.append(_activation(final_activation))
     return FeedForward(nn.Sequential(*modules))
+
+
+def _dropout(value: Any) -> float:
+    """The ``dropout`` hyper-parameter, a probability."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+        raise ValueError(f"dropout {value!r} is not a probability in [0, 1)")
+    return float(value)
 
 
 def _activation(name: str) -> nn.Module:
@@ -112,6 +134,7 @@ class EstimatorSettings:
     transformation: str
     activations: str
     final_activation: str | None
+    dropout: float
 
     @classmethod
     def from_hparams(cls, hparams: dict[str, Any]) -> EstimatorSettings:
@@ -126,7 +149,7 @@ class EstimatorSettings:
         # unbabel-comet >= 2.2.4 reads "sparsemax_patch" as softmax (its issue 244); only "sparsemax" is sparsemax.
         return cls(encoder, hparams.get("layer", "mix"), pool, bool(hparams.get("layer_norm", True)),
                    "sparsemax" if transformation == "sparsemax" else "softmax", hparams.get("activations", "Tanh"),
-                   hparams.get("final_activation"))
+                   hparams.get("final_activation"), _dropout(hparams.get("dropout", 0.1)))
 
 
 class CometEstimator(nn.Module):
@@ -142,7 +165,7 @@ class CometEstimator(nn.Module):
         self.references = references
         num_layers = encoder.config.num_hidden_layers + 1
         self.layerwise_attention = (LayerMix(num_layers, layer_norm=settings.layer_norm,
-                                             transformation=settings.transformation)
+                                             transformation=settings.transformation, dropout=settings.dropout)
                                     if settings.layer == "mix" else None)
         if self.layerwise_attention is None and not (isinstance(settings.layer, int) and 0 <= settings.layer < num_layers):
             raise ValueError(f"layer {settings.layer!r} is neither 'mix' nor one of the encoder's {num_layers} layers")
@@ -181,7 +204,8 @@ def build_estimator(state: dict[str, torch.Tensor], hparams: dict[str, Any], enc
     """The model of a checkpoint's ``state`` and hyper-parameters, and its tokenizer (from ``encoder_folder``)."""
     settings = EstimatorSettings.from_hparams(hparams)
     encoder, tokenizer = build_encoder(settings.encoder_model, encoder_folder)
-    estimator = feed_forward(state_part(state, "estimator.ff."), settings.activations, settings.final_activation)
+    estimator = feed_forward(state_part(state, "estimator.ff."), settings.activations, settings.final_activation,
+                             settings.dropout)
     model = CometEstimator(encoder, settings, estimator, tokenizer.pad_token_id, references)
     load_state(model, state)
     return model.eval(), tokenizer

@@ -28,12 +28,20 @@ def joined_ids(parts: Sequence[Sequence[int]], cls_id: int, sep_id: int, max_pos
 
 
 def decode_spans(probabilities: torch.Tensor, token_ids: Sequence[int], offsets: Sequence[tuple[int, int]],
-                 labels: Sequence[str], decode: Callable[[list[int]], str]) -> list[dict[str, Any]]:
-    """The error spans of one translation from its tokens' tag probabilities ([tokens, labels]): runs of tokens
-    whose most probable label is an error ("I-<severity>"), closed by an "O" token (a run still open at the end is
-    dropped, as unbabel-comet drops it), each with its text, mean confidence, severity (its first token's) and
-    character offsets."""
+                 labels: Sequence[str], decode: Callable[[list[int]], str],
+                 threshold: float | None = None) -> list[dict[str, Any]]:
+    """The error spans of one translation from its tokens' tag probabilities ([tokens, labels], "O" first): runs
+    of error tokens ("I-<severity>"), closed by an "O" token (a run still open at the end is dropped, as
+    unbabel-comet drops it), each with its text, mean confidence, severity (its first token's) and character
+    offsets. A token is an error where its most probable label is one or, with a ``threshold`` (unbabel-comet's
+    ``set_decoding_threshold``), where its error labels' probabilities sum to more than the threshold: its label
+    and confidence are then its most probable error label's."""
     confidence, best = probabilities.topk(1, dim=-1)
+    if threshold is not None:
+        error_confidence, error_best = probabilities[:, 1:].topk(1, dim=-1)
+        is_error = probabilities[:, 1:].sum(dim=-1, keepdim=True) > threshold
+        confidence = torch.where(is_error, error_confidence, probabilities[:, :1])
+        best = torch.where(is_error, error_best + 1, torch.zeros_like(best))
     spans: list[dict[str, Any]] = []
     start: int | None = None
     for position, label_id in enumerate(best[:, 0].tolist()):

@@ -58,9 +58,11 @@ class _Tokens:
 
 def joint_scores(model: UnifiedModel, tokenizer: Any, device: torch.device, max_length: int,
                  sources: Sequence[str], predictions: Sequence[str], references: Sequence[Sequence[str]], *,
-                 batch_size: int, reduction: str, progress: Callable[[int], None] | None = None) -> list[JointResult]:
+                 batch_size: int, reduction: str, decoding_threshold: float | None = None,
+                 progress: Callable[[int], None] | None = None) -> list[JointResult]:
     """One result per example; with several references, the ``reduction`` ('mean' or 'max') of its scores against
-    each (error spans then come from no single pair, and are refused by the caller)."""
+    each (error spans then come from no single pair, and are refused by the caller). ``decoding_threshold``: see
+    ``decode_spans``."""
     settings = model.settings
     samples = [(index, sample_inputs(settings.segments, source, translation, reference))
                for index, (source, translation, group) in enumerate(zip(sources, predictions, references, strict=True))
@@ -88,7 +90,7 @@ def joint_scores(model: UnifiedModel, tokenizer: Any, device: torch.device, max_
         if settings.word_level:
             mixed = mixed_probabilities([probabilities[row] for row in sample_rows])  # type: ignore[misc]
             spans[index] = decode_spans(mixed, tokens.ids[translation], tokens.offsets[translation], settings.labels,
-                                        tokenizer.decode)
+                                        tokenizer.decode, decoding_threshold)
         if settings.xcomet:
             score = xcomet_scores(sample_scores, mqm_scores([spans[index] or []]), XCOMET_SCORE_WEIGHTS)
         else:
