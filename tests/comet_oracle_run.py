@@ -12,6 +12,9 @@ Payload actions (JSON on standard input, JSON result on the last line of standar
   system score, the seconds ``predict`` took and the entries of its ``metadata`` named by ``metadata`` (e.g.
   XCOMET's ``error_spans``); optionally after ``set_decoding_threshold(decoding_threshold)``, and with
   ``predict(mc_dropout=mc_dropout)`` (metadata ``mcd_scores``, ``mcd_std``), torch seeded with ``seed``;
+- ``callback_keyed_copy``: a model folder copied with its callback states keyed by a callback class (pytorch-lightning
+  before 1.5);
+- ``load``: whether unbabel-comet's ``load_from_checkpoint`` reads a checkpoint (and its error if not);
 - ``train``: one training step of a regression model with ``comet-train``'s callbacks, and the checkpoint
   pytorch-lightning writes (its entries' names);
 - ``steps``: several of these in one process.
@@ -115,6 +118,34 @@ def predict(payload: dict[str, Any]) -> dict[str, Any]:
     return {"results": results}
 
 
+def load(payload: dict[str, Any]) -> dict[str, Any]:
+    """Whether unbabel-comet's own ``load_from_checkpoint`` reads the checkpoint (the error if not), with the
+    versions of the libraries that decide how it unpickles the file."""
+    import pytorch_lightning
+    from comet import load_from_checkpoint
+
+    versions = {"torch": torch.__version__, "pytorch_lightning": pytorch_lightning.__version__}
+    try:
+        load_from_checkpoint(payload["checkpoint"], local_files_only=True)
+    except Exception as error:  # noqa: BLE001 - the refusal is the result
+        return {"loaded": False, "error": f"{type(error).__name__}: {error}"[:3000], **versions}
+    return {"loaded": True, **versions}
+
+
+def callback_keyed_copy(payload: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a model folder whose checkpoint keys a callback's state by the callback's class, as
+    pytorch-lightning before 1.5 wrote it (a pickled class reference)."""
+    import shutil
+
+    from pytorch_lightning.callbacks import EarlyStopping
+
+    target = Path(shutil.copytree(payload["folder"], payload["target"]))
+    file = target / "checkpoints" / "model.ckpt"
+    content = torch.load(file, weights_only=True)
+    torch.save({**content, "callbacks": {EarlyStopping: {"wait_count": 0, "patience": 1}}}, file)
+    return {"checkpoint": str(file)}
+
+
 def train(payload: dict[str, Any]) -> dict[str, Any]:
     """One training step of a regression model with unbabel-comet's own trainer set-up (``comet-train``'s
     callbacks: EarlyStopping, ModelCheckpoint, LearningRateMonitor), and the checkpoint pytorch-lightning writes:
@@ -160,7 +191,8 @@ def steps(payload: dict[str, Any]) -> list[Any]:
     return [ACTIONS[step["action"]](step) for step in payload["steps"]]
 
 
-ACTIONS = {"encoder": build_encoder, "build": build_model, "predict": predict, "train": train, "steps": steps}
+ACTIONS = {"encoder": build_encoder, "build": build_model, "predict": predict, "load": load,
+           "callback_keyed_copy": callback_keyed_copy, "train": train, "steps": steps}
 
 if __name__ == "__main__":
     import logging

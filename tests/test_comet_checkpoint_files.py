@@ -15,6 +15,7 @@ import shutil
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -113,14 +114,29 @@ def test_a_pickled_callable_is_refused_and_never_run(comet, model_copy, tmp_path
     assert not witness.exists()
 
 
-def test_checkpoint_written_by_comet_train_is_read(comet, tmp_path) -> None:
+@pytest.fixture(scope="module")
+def oracle_files(tmp_path_factory) -> dict[str, Any]:
+    """In one run of unbabel-comet: a checkpoint written by its training (one step), one built and saved by it, a
+    copy of that one with a callback state keyed by the callback's class, and whether its own
+    `load_from_checkpoint` reads the last two."""
+    folder = tmp_path_factory.mktemp("oracle-files")
+    texts = [f"Sentence number {index} with some words." for index in range(8)]
+    encoder = str(folder / "encoder")
+    _, trained, _, legacy, plain_load, legacy_load = run_oracle(ORACLE, {"action": "steps", "steps": [
+        {"action": "encoder", "folder": encoder, "encoder_model": "XLM-RoBERTa", "texts": texts * 20},
+        {"action": "train", "folder": str(folder / "trained"), "encoder": encoder, "texts": texts},
+        {"action": "build", "folder": str(folder / "built"), "encoder": encoder,
+         "class_identifier": "regression_metric", "seed": 0, "hparams": {"hidden_sizes": [8]}},
+        {"action": "callback_keyed_copy", "folder": str(folder / "built"), "target": str(folder / "legacy")},
+        {"action": "load", "checkpoint": str(folder / "built" / "checkpoints" / "model.ckpt")},
+        {"action": "load", "checkpoint": str(folder / "legacy" / "checkpoints" / "model.ckpt")}]})
+    return {"trained": trained, "legacy": legacy, "plain_load": plain_load, "legacy_load": legacy_load}
+
+
+def test_checkpoint_written_by_comet_train_is_read(comet, oracle_files) -> None:
     """unbabel-comet's training writes the checkpoint (pytorch-lightning 2.x: loops, callbacks' states keyed by
     strings, optimizer states, hparams_name)."""
-    texts = [f"Sentence number {index} with some words." for index in range(8)]
-    built = run_oracle(ORACLE, {"action": "steps", "steps": [
-        {"action": "encoder", "folder": str(tmp_path / "encoder"), "encoder_model": "XLM-RoBERTa", "texts": texts * 20},
-        {"action": "train", "folder": str(tmp_path / "trained"), "encoder": str(tmp_path / "encoder"),
-         "texts": texts}]})[-1]
+    built = oracle_files["trained"]
     assert {"loops", "callbacks", "optimizer_states", "lr_schedulers", "hparams_name"} <= set(built["keys"])
     folder = Path(built["checkpoint"]).parent.parent
     hparams = torch.load(built["checkpoint"], weights_only=True)["hyper_parameters"]
@@ -129,3 +145,20 @@ def test_checkpoint_written_by_comet_train_is_read(comet, tmp_path) -> None:
     (folder / "hparams.yaml").write_text(yaml.safe_dump(dict(hparams)))
     result = comet.compute(**INPUTS, checkpoint=str(folder))
     assert len(result["scores"]) == 2
+
+
+def test_unbabel_comet_itself_reads_checkpoints_weights_only(comet, oracle_files) -> None:
+    """Why every released file that unbabel-comet loads today is one this module reads. unbabel-comet 2.2.7 allows
+    pytorch-lightning 2.x, which pip resolves to 2.6 (2.6.6 in `.venv-oracles`); from 2.6 pytorch-lightning leaves
+    `weights_only` to torch (True from torch 2.6) and allows no extra globals. So unbabel-comet's own
+    `load_from_checkpoint` refuses what torch's weights-only unpickler refuses (here a callback state keyed by the
+    callback's class, as pytorch-lightning before 1.5 wrote it), and a released file it loads holds only tensors,
+    containers, strings and numbers, all of which this module reads. This module reads the class-keyed file too."""
+    plain, refused = oracle_files["plain_load"], oracle_files["legacy_load"]
+    assert plain["loaded"], plain
+    assert plain["pytorch_lightning"].startswith("2.6") and int(plain["torch"].split(".")[1]) >= 6
+    assert not refused["loaded"]
+    assert "Weights only load failed" in refused["error"]
+    assert "pytorch_lightning.callbacks.early_stopping.EarlyStopping" in refused["error"]
+    legacy = Path(oracle_files["legacy"]["checkpoint"]).parent.parent
+    assert len(comet.compute(**INPUTS, checkpoint=str(legacy))["scores"]) == 2
