@@ -4,6 +4,7 @@ installed), side by side in one run.
 
     python scripts/bench_ranking.py [--queries 20000] [--documents 100] [--judged 10] [--repeats 5]
                                     [--lines 10000000] [--floor-lines 1000000] [--no-memory] [--no-readers]
+                                    [--readers-only]
 
 Every implementation scores the same seeded corpus: each query ranks --documents documents (distinct scores, exact
 in float32 so every library orders them alike) and has --judged judged documents (grades 0 to 3, some of them
@@ -351,21 +352,24 @@ def main() -> int:
                                   floor_lines=1_000_000)
     parser.add_argument("--no-memory", action="store_true", help="skip the (slow) tracemalloc runs")
     parser.add_argument("--no-readers", action="store_true", help="skip the TREC file readers")
+    parser.add_argument("--readers-only", action="store_true", help="only the TREC file readers (and their limit)")
     arguments = parser.parse_args()
-    run, qrels = corpus(arguments.queries, arguments.documents, arguments.judged)
-    _CORPUS.update(run=run, qrels=qrels)
-    options = RankingOptions.resolve("trec_eval", {"k": CUTOFFS})
-    print(f"{arguments.queries:,} queries x {arguments.documents} documents, {arguments.judged} judged per query; "
-          f"medians of {arguments.repeats} runs, ours and theirs interleaved\n")
-    rows = [forked(module_row, name, arguments.repeats) for name in MODULES]
-    rows.append(forked(core_row, arguments.repeats))
-    rows.append(forked(check_row, arguments.repeats))
-    rows.extend(ranx_rows(run, qrels, options, arguments.repeats))
+    rows = []
+    if not arguments.readers_only:
+        run, qrels = corpus(arguments.queries, arguments.documents, arguments.judged)
+        _CORPUS.update(run=run, qrels=qrels)
+        options = RankingOptions.resolve("trec_eval", {"k": CUTOFFS})
+        print(f"{arguments.queries:,} queries x {arguments.documents} documents, {arguments.judged} judged per "
+              f"query; medians of {arguments.repeats} runs, ours and theirs interleaved\n")
+        rows += [forked(module_row, name, arguments.repeats) for name in MODULES]
+        rows.append(forked(core_row, arguments.repeats))
+        rows.append(forked(check_row, arguments.repeats))
+        rows.extend(ranx_rows(run, qrels, options, arguments.repeats))
     if not arguments.no_readers:
         rows.extend(reader_rows(arguments.lines, arguments.documents, arguments.repeats))
         rows.extend(reader_floor_rows(arguments.floor_lines, arguments.documents, arguments.repeats))
     all_equal = print_rows(rows)
-    if not arguments.no_memory:
+    if not arguments.no_memory and not arguments.readers_only:
         memory = (project.peak_mib(lambda: ours(run, qrels, options)), project.peak_mib(lambda: pytrec(run, qrels)))
         print(f"\npeak MiB (tracemalloc) core / pytrec_eval: {memory[0]:,.0f} / {memory[1]:,.0f}")
     return 0 if all_equal else 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -78,10 +79,9 @@ CASES = {"regular": {}, "CRLF": {"newline": "\r\n"}, "tabs": {"separator": "\t"}
 def test_readers_equal_the_dict_reader(tmp_path, case: str) -> None:
     for seed in range(4):
         run_path, qrels_path = files(tmp_path, seed, **CASES[case])
-        raw_run, raw_qrels = run_path.read_bytes(), qrels_path.read_bytes()
         # the whole-file parse reads every one of these files (none falls back to the line-by-line reader)
-        assert parse_table(raw_run, 6, False, 4, False) is not None
-        assert parse_table(raw_qrels, 4, True, 3, True) is not None
+        assert parse_table(run_path, 6, False, 4, False) is not None
+        assert parse_table(qrels_path, 4, True, 3, True) is not None
         same_table(read_trec_run(run_path), dict_run(run_path))
         same_table(read_trec_qrels(qrels_path), dict_qrels(qrels_path))
 
@@ -91,7 +91,7 @@ def test_files_parsed_in_many_pieces_read_alike(tmp_path, monkeypatch, case: str
     monkeypatch.setattr(core_ranking_trec_parse, "_CHUNK", 50)  # queries and blank lines across pieces
     for seed in range(3):
         run_path, qrels_path = files(tmp_path, seed, **CASES[case])
-        assert parse_table(run_path.read_bytes(), 6, False, 4, False) is not None
+        assert parse_table(run_path, 6, False, 4, False) is not None
         same_table(read_trec_run(run_path), dict_run(run_path))
         same_table(read_trec_qrels(qrels_path), dict_qrels(qrels_path))
     duplicate = tmp_path / "duplicate.txt"
@@ -145,6 +145,9 @@ def test_the_mapping_is_read_only_and_misses_raise_key_error(tmp_path) -> None:
         run["q1"] = {}  # type: ignore[index]
     assert "q1" in run and "absent" not in run and run.get("absent") is None
     assert run["q1"] is run["q1"]
+    paired = pair_queries(run, read_trec_qrels(tmp_path / "qrels1.txt"))
+    with pytest.raises(ValueError, match="read-only"):  # the paired scores are a view of the table's
+        paired.runs.values[0] = 0.0
 
 
 @pytest.mark.parametrize("complete", [False, True])
@@ -192,3 +195,149 @@ def test_queries_read_from_files_refuse_edits_and_to_dict_feeds_pytrec_eval(tmp_
     evaluator = pytrec_eval.RelevanceEvaluator(qrels.to_dict(), {"ndcg"})
     assert evaluator.evaluate(run.to_dict()) == pytrec_eval.RelevanceEvaluator(dict_qrels(qrels_path), {"ndcg"}).evaluate(
         dict_run(run_path))
+
+
+def _number_texts(seed: int, count: int) -> list[str]:
+    """Decimal numbers in the forms TREC files hold them: signs, points anywhere or none, leading and trailing
+    zeros, up to 10 digits each side, exponents."""
+    rng = random.Random(seed)
+    texts: list[str] = []
+    while len(texts) < count:
+        whole = "".join(rng.choice("0123456789") for _ in range(rng.choice((0, 1, 1, 2, 3, 8, 9, 10))))
+        fraction = "".join(rng.choice("0123456789") for _ in range(rng.choice((0, 1, 4, 6, 8, 9, 10))))
+        text = rng.choice(("", "", "-", "+")) + whole + rng.choice(("", ".", ".")) + fraction
+        if rng.random() < 0.05:
+            text += rng.choice(("e", "E")) + rng.choice(("", "-", "+")) + str(rng.randint(0, 30))
+        try:
+            float(text)
+        except ValueError:
+            continue
+        texts.append(text)
+    return texts
+
+
+# Where the whole-file parse's integer arithmetic meets its limits: 8 digits each side, digits just below and
+# above 2**53 (9007199254740992), signed zeros, a point at either end
+EDGE_SCORES = ["90071992.54740991", "90071992.54740992", "90071992.54740993", "99999999.99999999", "12345678.9",
+               "123456789.5", "0.000000001", "-0", "-0.0", "+0", "-.5", "+.5", "5.", "-5.", ".00000001", "00000000.5",
+               "1e-05", "7", "-12345678", "0.1", "0.3", "2.675", "1.0000000000000002", "4.35", "0.15625"]
+GRADES = ["0", "-0", "+3", "007", "-1", "12345678", "-12345678", "123456789", "+99999999", "4", "-", "+", "1-"]
+
+
+def _fast_read(texts: list[str], read: Callable) -> tuple[np.ndarray, np.ndarray]:
+    """(values, whether read) of one of the whole-file parse's integer-arithmetic readers alone, before any
+    fallback: ``read(words, column, starts, lengths)``."""
+    parse = core_ranking_trec_parse
+    data = np.frombuffer("".join(f"q 0 d {text}\n" for text in texts).encode(), dtype=np.uint8)
+    starts, ends = parse._spaced_fields(data, 4)(3)
+    words = parse._words_of(data, 64)
+    return read(words, parse._column(words, starts, ends), starts, ends - starts)
+
+
+READERS = {"scores": lambda words, column, starts, lengths: core_ranking_trec_parse._scores(words, column, starts,
+                                                                                            lengths),
+           "short scores": lambda words, column, starts, lengths: core_ranking_trec_parse._short_scores(column,
+                                                                                                        lengths),
+           "grades": lambda words, column, starts, lengths: core_ranking_trec_parse._grades(column, lengths)}
+
+
+@pytest.mark.parametrize("reader", ["scores", "short scores"])
+def test_integer_arithmetic_reads_numbers_bit_for_bit_as_float(reader: str) -> None:
+    """Numbers of at most 8 digits each side of the point (short scores: at most 8 bytes in all), their digits
+    below 2**53, are read with integer arithmetic, exactly as ``float`` reads them (-0.0 included); the others are
+    left to the fallback."""
+    texts = EDGE_SCORES + _number_texts(11, 3000)
+    if reader == "short scores":
+        texts = [text for text in texts if len(text) <= 8]
+    scores, read = _fast_read(texts, READERS[reader])
+    for text, score, fast in zip(texts, scores.tolist(), read.tolist()):
+        mantissa = text.lstrip("+-")
+        whole, _, fraction = mantissa.partition(".")
+        expected = ("e" not in mantissa.lower() and len(whole) <= 8 and len(fraction) <= 8
+                    and int(whole + fraction.ljust(8, "0") or "0") < 2 ** 53)
+        assert fast == expected, text
+        if fast:
+            assert score.hex() == float(text).hex(), text
+
+
+def test_integer_arithmetic_reads_grades_as_int() -> None:
+    grades = GRADES + [str(random.Random(index).randint(-10 ** 10, 10 ** 10)) for index in range(500)]
+    values, read = _fast_read(grades, READERS["grades"])
+    for text, value, fast in zip(grades, values.tolist(), read.tolist()):
+        digits = text[1:] if text[:1] in "+-" else text
+        assert fast == (len(text) <= 8 and digits.isdigit()), text
+        if fast:
+            assert value == int(text), text
+
+
+def test_scores_and_grades_read_as_float_and_int(tmp_path) -> None:
+    """Through the readers, the integer arithmetic and its fallback together: values as ``float`` / ``int`` read
+    them, to the bit."""
+    scores = EDGE_SCORES + _number_texts(12, 3000)
+    run_path = tmp_path / "run.txt"
+    run_path.write_text("".join(f"q{index // 50} Q0 d{index} 1 {score} t\n" for index, score in enumerate(scores)),
+                        encoding="utf-8")
+    assert parse_table(run_path, 6, False, 4, False) is not None
+    read = [value for judged in read_trec_run(run_path).values() for value in judged.values()]
+    assert [value.hex() for value in read] == [float(score).hex() for score in scores]
+    grades = GRADES[:-3] + [str(random.Random(index).randint(-10 ** 12, 10 ** 12)) for index in range(500)]
+    qrels_path = tmp_path / "qrels.txt"
+    qrels_path.write_text("".join(f"q{index // 50} 0 d{index} {grade}\n" for index, grade in enumerate(grades)),
+                          encoding="utf-8")
+    assert parse_table(qrels_path, 4, True, 3, True) is not None
+    read = [value for judged in read_trec_qrels(qrels_path).values() for value in judged.values()]
+    assert read == [int(grade) for grade in grades] and all(type(value) is int for value in read)
+
+
+@pytest.mark.parametrize("text", ["1.2.3", "--5", "5-", "+", "-.", ".", "1e", "e5", "0x10", "1_0"])
+def test_a_score_that_is_not_a_number_is_read_line_by_line(tmp_path, text: str) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text(f"q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 {text} t\n", encoding="utf-8")
+    assert parse_table(path, 6, False, 4, False) is None
+    try:
+        expected = float(text)
+    except ValueError:
+        with pytest.raises(ValueError, match=r"run\.txt:2: the score \(fifth field\)"):
+            read_trec_run(path)
+    else:
+        assert read_trec_run(path)["q1"]["d2"] == expected
+
+
+def test_document_hashes_alike_are_told_apart_exactly(tmp_path, monkeypatch) -> None:
+    """Every document id hashed alike (so every pair of a query's documents looks alike until compared): no false
+    duplicate, a true one still found, and pairing still finds each judged document's score."""
+    monkeypatch.setattr(core_ranking_trec_parse, "_hashes", lambda words: np.zeros(len(words), dtype=np.uint64))
+    for seed in range(3):
+        run_path, qrels_path = files(tmp_path, seed, interleave=seed == 1)
+        same_table(read_trec_run(run_path), dict_run(run_path))
+        same_table(read_trec_qrels(qrels_path), dict_qrels(qrels_path))
+        from_files = pair_queries(read_trec_run(run_path), read_trec_qrels(qrels_path), complete=True)
+        from_dicts = pair_queries(dict_run(run_path), dict_qrels(qrels_path), complete=True)
+        np.testing.assert_array_equal(from_files.qrels.found, [
+            ranking.get(document, math.nan) for ranking, judged in zip(from_dicts.runs, from_dicts.qrels)
+            for document in judged])
+    duplicate = tmp_path / "duplicate.txt"
+    duplicate.write_text("q1 0 d1 1\nq1 0 d2 1\nq2 0 d1 0\nq1 0 d3 1\nq1 0 d2 0\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"duplicate\.txt:5: duplicate document 'd2' for query 'q1' \(first at "
+                                         r"line 2\)"):
+        read_trec_qrels(duplicate)
+
+
+def test_pairing_files_whose_queries_differ(tmp_path) -> None:
+    """Queries of the run without judgements, judged queries the run lacks, and the two files in other orders:
+    each judged document's score found in its own query's run."""
+    run_path, qrels_path = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run_path.write_text("".join(f"q{query} Q0 d{document} {document} {document / 8} t\n" for query in (3, 1, 4, 5, 9)
+                                for document in range(query + 1)), encoding="utf-8")
+    qrels_path.write_text("".join(f"q{query} 0 d{document} {document % 3}\n" for query in (9, 2, 4, 1, 6)
+                                  for document in range(0, 2 * query, 2)), encoding="utf-8")
+    for complete in (False, True):
+        from_files = pair_queries(read_trec_run(run_path), read_trec_qrels(qrels_path), complete=complete)
+        from_dicts = pair_queries(dict_run(run_path), dict_qrels(qrels_path), complete=complete)
+        assert from_files.query_ids == from_dicts.query_ids == ["q1", "q4", "q9"] + ["q2", "q6"] * complete
+        assert list(map(dict, from_files.runs)) == from_dicts.runs
+        np.testing.assert_array_equal(from_files.runs.values, [score for ranking in from_dicts.runs
+                                                               for score in ranking.values()])
+        np.testing.assert_array_equal(from_files.qrels.found, [
+            ranking.get(document, math.nan) for ranking, judged in zip(from_dicts.runs, from_dicts.qrels)
+            for document in judged])

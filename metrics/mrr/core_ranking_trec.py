@@ -15,9 +15,10 @@ or grade that is not a number is an error naming the file and the line.
 
 The readers return a read-only ``TrecTable``, equal to the ``{qid: {docno: value}}`` dict it stands for (the
 same order, the same print) and holding the file as arrays: a regular file (``core_ranking_trec_parse``) is
-parsed as a whole, any other line by line, which names the first bad line. ``pair_queries`` of two such tables
-takes the scores, grades and judged documents' scores straight from the arrays (``Flattened``), so the ranking
-modules and ``ranking_totals(..., checked=True)`` score them without a dict per query.
+parsed with numpy a piece at a time, any other line by line, which names the first bad line. ``pair_queries`` of
+two such tables takes the scores, grades and judged documents' scores straight from the arrays (``Flattened``;
+each judged document found in its run by the files' sorted keys, with no sort of its own), so the ranking modules
+and ``ranking_totals(..., checked=True)`` score them without a dict per query.
 
 Pairing (trec_eval.c, and pytrec_eval's ``evaluate``): only queries with both a ranking and relevance
 judgements are scored; a query of the run absent from the qrels is skipped, and so is a query whose
@@ -36,7 +37,7 @@ import numpy as np
 
 from .core_process import garbage_collection_paused
 from .core_ranking_checks import Flattened
-from .core_ranking_trec_parse import Table, parse_table
+from .core_ranking_trec_parse import Table, judged_scores, parse_table
 
 
 class PairedQueries(NamedTuple):
@@ -213,11 +214,8 @@ def _table_of(lines: dict[str, dict[str, Any]], dtype: type) -> Table:
 
 def _read(path: str | os.PathLike[str], fields: int, exact: bool, layout: str, value_field: int,
           value_of: Callable[[str], Any], dtype: type) -> TrecTable:
-    """A TREC file as a ``TrecTable``, parsed as a whole when regular, else line by line (naming any error)."""
-    with open(path, "rb") as handle:
-        raw = handle.read()
-    table = parse_table(raw, fields, exact, value_field, dtype is np.int64)
-    del raw
+    """A TREC file as a ``TrecTable``, parsed with numpy when regular, else line by line (naming any error)."""
+    table = parse_table(path, fields, exact, value_field, dtype is np.int64)
     if table is not None:
         return TrecTable(table)
     lines = _read_table(path, fields, exact, layout, value_field, value_of)
@@ -300,41 +298,20 @@ def pair_queries(run: Mapping[str, Mapping[str, Any]], qrels: Mapping[str, Mappi
 
 def _from_files(run: Mapping[str, Any], qrels: Mapping[str, Any]) -> bool:
     """Whether ``run`` and ``qrels`` were both parsed as whole files (document ids as bytes, float64 scores, int64
-    grades)."""
-    return (isinstance(run, TrecTable) and isinstance(qrels, TrecTable) and run.table.documents.dtype.kind == "S"
-            and qrels.table.documents.dtype.kind == "S" and run.table.values.dtype == np.float64
-            and qrels.table.values.dtype == np.int64)
+    grades, a ``Lookup``)."""
+    return (isinstance(run, TrecTable) and isinstance(qrels, TrecTable) and run.table.lookup is not None
+            and qrels.table.lookup is not None)
 
 
-def _lines(bounds: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(lines per query, the lines of the queries ``indices`` (-1: none) one after another) of a table."""
+def _lines(bounds: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray | slice]:
+    """(lines per query, the lines of the queries ``indices`` (-1: none) one after another) of a table: a slice
+    where they are queries one after another (as when a run and its qrels list the same queries in one order)."""
     begins = np.where(indices >= 0, bounds[indices], 0)
     lengths = np.where(indices >= 0, bounds[indices + 1] - begins, 0)
+    if len(indices) and indices[0] >= 0 and (np.diff(indices) == 1).all():
+        return lengths, slice(int(begins[0]), int(begins[0] + lengths.sum()))
     offsets = np.cumsum(lengths) - lengths
     return lengths, np.repeat(begins - offsets, lengths) + np.arange(int(lengths.sum()))
-
-
-def _keys(pairs: np.ndarray, documents: np.ndarray, width: int) -> np.ndarray:
-    """(pair, document id) as bytes that sort in that order: the pair's number (8 bytes, big-endian), the id."""
-    keys = np.zeros((len(pairs), 8 + width), dtype=np.uint8)
-    keys[:, :8] = pairs.astype(">u8").view(np.uint8).reshape(-1, 8)
-    keys[:, 8:8 + documents.itemsize] = documents.view(np.uint8).reshape(len(pairs), documents.itemsize)
-    return keys.view(f"S{8 + width}").ravel()
-
-
-def _found(run_lines: np.ndarray, run_lengths: np.ndarray, judged_lines: np.ndarray, judged_lengths: np.ndarray,
-           run: Table, qrels: Table) -> np.ndarray:
-    """The score in its query's run of each judged document (NaN: not retrieved)."""
-    width = max(run.documents.itemsize, qrels.documents.itemsize)
-    pairs = np.arange(len(run_lengths))
-    retrieved = _keys(np.repeat(pairs, run_lengths), run.documents[run_lines], width)
-    judged = _keys(np.repeat(pairs, judged_lengths), qrels.documents[judged_lines], width)
-    if not len(retrieved):
-        return np.full(len(judged), math.nan)
-    order = np.argsort(retrieved, kind="stable")  # runs are often in order already: a merge sort is quick
-    retrieved = retrieved[order]
-    at = np.minimum(np.searchsorted(retrieved, judged), len(retrieved) - 1)
-    return np.where(retrieved[at] == judged, run.values[run_lines[order[at]]], math.nan)
 
 
 def _paired_tables(run: TrecTable, qrels: TrecTable, complete: bool) -> PairedQueries:
@@ -350,7 +327,11 @@ def _paired_tables(run: TrecTable, qrels: TrecTable, complete: bool) -> PairedQu
     judged_lengths, judged_lines = _lines(qrels.table.bounds, judged_indices)
     runs = Flattened([TrecQuery(run, index) if index >= 0 else {} for index in run_indices.tolist()],
                      run.table.values[run_lines], lengths=run_lengths)
-    found = _found(run_lines, run_lengths, judged_lines, judged_lengths, run.table, qrels.table)
+    runs_of = np.full(len(qrels), -1, dtype=np.int64)
+    runs_of[judged_indices] = run_indices
+    starts = np.zeros(len(qrels), dtype=np.int64)
+    starts[judged_indices] = np.cumsum(judged_lengths) - judged_lengths
+    found = judged_scores(run.table, qrels.table, runs_of, starts, int(judged_lengths.sum()))
     judgements = Flattened([TrecQuery(qrels, index) for index in judged_indices.tolist()],
                            qrels.table.values[judged_lines], _DocumentIds(qrels.table.documents[judged_lines]), found,
                            judged_lengths)
