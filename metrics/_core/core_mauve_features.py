@@ -6,7 +6,9 @@ Two kinds of featurizer, chosen by the model named by ``featurize_model_name``:
   (after the last layer norm) at the text's last token. The tokenizer's start token, when it has one, is put
   in front of every text (so that an empty text has a feature too); texts are cut to ``max_text_length``
   tokens before it. Texts go through the model in batches of one padded length (:mod:`core_lm_windows`), right
-  padded where causal attention never looks back, so a text's feature does not depend on its batch.
+  padded where causal attention never looks back, so a text's feature does not depend on its batch. Only the
+  last token's state is computed past the last layer's keys and values where the model's layers allow it
+  (:func:`core_onednn.final_states_at`).
 * ``mean_pooled`` (encoders such as the packaged all-MiniLM-L6-v2): the sentence embedding as
   sentence-transformers pools it (:mod:`core_sentence`), texts tokenized as :mod:`core_embed` does and cut
   to the smaller of ``max_text_length`` and the model's own maximum.
@@ -32,6 +34,7 @@ from .core_lm_models import PACKAGED_LM_NAME, PACKAGED_LM_PACKAGE, PACKAGED_LM_P
 from .core_lm_windows import bucket_length, window_batches
 from .core_models import PACKAGED_MODEL_NAME, PACKAGED_MODEL_PACKAGE, PACKAGED_MODEL_PIP, LoadedModel, load_model
 from .core_models import FolderLinkError, ModelSource, resolve_model, truncated_model
+from .core_onednn import final_states_at
 from .core_sentence import pool, pooling_config
 
 FeatureKind = Literal["last_token", "mean_pooled"]
@@ -162,14 +165,15 @@ def _last_token_features(lm: LoadedLm, token_ids: Sequence[list[int]], batch_siz
         ids = torch.full((len(batch), padded[batch[0]]), filler, dtype=torch.long)
         for row, index in enumerate(batch):
             ids[row, :len(token_ids[index])] = torch.tensor(token_ids[index], dtype=torch.long)
+        last = torch.tensor([len(token_ids[index]) - 1 for index in batch], device=lm.device)
         with torch.inference_mode():
             if lm.base is not None:
-                hidden = lm.base(input_ids=ids.to(lm.device), use_cache=False)[0]
+                states = final_states_at(lm.base, ids.to(lm.device), last)
             else:
                 hidden = lm.model(input_ids=ids.to(lm.device), use_cache=False,
                                   output_hidden_states=True).hidden_states[-1]
-        last = torch.tensor([len(token_ids[index]) - 1 for index in batch], device=hidden.device)
-        return list(hidden[torch.arange(len(batch), device=hidden.device), last].float().cpu().numpy())
+                states = hidden[torch.arange(len(batch), device=hidden.device), last.to(hidden.device)]
+        return list(states.float().cpu().numpy())
 
     vectors: list[np.ndarray] = [np.empty(0, dtype=np.float32)] * len(token_ids)
     for batch in window_batches(padded, batch_size, MAX_BATCH_TOKENS):
