@@ -75,12 +75,9 @@ def uniform_weights(special_token_ids: Iterable[int | None]) -> IdfWeights:
 
 def pad_rows(rows: Sequence[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
     """Stack [T_i, ...] tensors into [B, T, ...] with zeros after each row's end, and the [B, T] bool mask."""
-    longest = max(row.shape[0] for row in rows)
-    padded = rows[0].new_zeros((len(rows), longest, *rows[0].shape[1:]))
-    mask = torch.zeros((len(rows), longest), dtype=torch.bool, device=rows[0].device)
-    for index, row in enumerate(rows):
-        padded[index, :row.shape[0]] = row
-        mask[index, :row.shape[0]] = True
+    padded = torch.nn.utils.rnn.pad_sequence(list(rows), batch_first=True)
+    lengths = torch.tensor([row.shape[0] for row in rows], device=padded.device)
+    mask = torch.arange(padded.shape[1], device=padded.device) < lengths.unsqueeze(1)
     return padded, mask
 
 

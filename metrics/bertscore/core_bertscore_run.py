@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from .core_bertscore import IdfWeights, greedy_match, idf_from_references, pad_rows, uniform_weights
-from .core_embed import embed_texts, encode_text, pair_chunks
+from .core_embed import embed_texts, encode_texts, pair_chunks
 from .core_models import LoadedModel, truncated_model
 
 DEFAULT_CHUNK_SIZE = 2048
@@ -39,7 +39,9 @@ def token_weights(loaded: LoadedModel, references: Sequence[Sequence[str]], idf:
     tokenizer = loaded.tokenizer
     if not idf:
         return uniform_weights((tokenizer.sep_token_id, tokenizer.cls_token_id))
-    return idf_from_references(encode_text(tokenizer, reference) for group in references for reference in group)
+    flat = [reference for group in references for reference in group]
+    return idf_from_references(ids for start in range(0, len(flat), 4096)
+                               for ids in encode_texts(tokenizer, flat[start:start + 4096]))
 
 
 def _match_batches(

@@ -39,6 +39,26 @@ def encode_text(tokenizer: Any, text: str, max_length: int | None = None) -> lis
     return list(tokenizer.encode(text, **options))
 
 
+def encode_texts(tokenizer: Any, texts: Sequence[str], max_length: int | None = None) -> list[list[int]]:
+    """:func:`encode_text` of each of ``texts``, the non-empty ones encoded in one call of the tokenizer (the
+    same ids: a batch is each text encoded alone)."""
+    stripped = [text.strip() for text in texts]
+    present = [index for index, text in enumerate(stripped) if text]
+    result: list[list[int]] = [[] for _ in texts]
+    if present:
+        limit = tokenizer.model_max_length if max_length is None else max_length
+        options: dict[str, Any] = {"add_special_tokens": True, "max_length": limit, "truncation": True}
+        if _needs_prefix_space(tokenizer):
+            options["add_prefix_space"] = True
+        encoded = tokenizer([stripped[index] for index in present], **options)["input_ids"]
+        for index, ids in zip(present, encoded, strict=True):
+            result[index] = list(ids)
+    for index, text in enumerate(stripped):
+        if not text:
+            result[index] = encode_text(tokenizer, text, max_length)
+    return result
+
+
 def _needs_prefix_space(tokenizer: Any) -> bool:
     """bert-score adds a prefix space for (slow) GPT-2 and RoBERTa tokenizers."""
     import transformers
@@ -74,11 +94,9 @@ def pair_chunks(tokenizer: Any, predictions: Sequence[str], references: Sequence
     for start in range(0, len(predictions), chunk_size):
         chunk_predictions = predictions[start:start + chunk_size]
         chunk_references = references[start:start + chunk_size]
-        token_ids: dict[str, list[int]] = {}
-        for prediction, group in zip(chunk_predictions, chunk_references, strict=True):
-            for text in (prediction, *group):
-                if text not in token_ids:
-                    token_ids[text] = encode_text(tokenizer, text, max_length)
+        distinct = list(dict.fromkeys(text for prediction, group in zip(chunk_predictions, chunk_references,
+                                                                         strict=True) for text in (prediction, *group)))
+        token_ids = dict(zip(distinct, encode_texts(tokenizer, distinct, max_length), strict=True))
         yield PairChunk(chunk_predictions, chunk_references, token_ids)
 
 
