@@ -104,12 +104,12 @@ def clear_comet_cache() -> None:
         _LOADED.models.clear()
 
 
-def _embed(loaded: LoadedComet, texts: Sequence[str], batch_size: int,
+def _embed(loaded: LoadedComet, ids: Sequence[Sequence[int]], batch_size: int,
            progress: Callable[[int], None] | None) -> torch.Tensor:
-    """[N, D] sentence embeddings of ``texts`` (distinct), computed in length-sorted batches."""
-    ids = loaded.tokenizer(list(texts), truncation=True, max_length=loaded.max_length)["input_ids"]
+    """[N, D] sentence embeddings of texts (distinct) given by their token ids, computed in length-sorted
+    batches."""
     pad_id = loaded.tokenizer.pad_token_id
-    rows: list[torch.Tensor | None] = [None] * len(texts)
+    rows: list[torch.Tensor | None] = [None] * len(ids)
 
     def run(batch: Sequence[int]) -> list[torch.Tensor]:
         padded, mask = pad_ids([ids[index] for index in batch], pad_id)
@@ -142,7 +142,7 @@ def comet_scores(loaded: LoadedComet, sources: Sequence[str], predictions: Seque
                                         decoding_threshold=decoding_threshold, progress=progress))
         else:
             results.extend(JointResult(score, None)
-                           for score in _chunk_scores(loaded, *part, batch_size, reduction, progress))
+                           for score in _ChunkPlan.of(loaded, *part).scores(loaded, batch_size, reduction, progress))
     return results
 
 
@@ -156,40 +156,58 @@ def mc_dropout_scores(loaded: LoadedComet, sources: Sequence[str], predictions: 
     results: list[tuple[float, float]] = []
     for start in range(0, len(predictions), chunk_size):
         end = start + chunk_size
-        part = (sources[start:end], predictions[start:end], references[start:end])
-        draws = torch.tensor([_chunk_scores(loaded, *part, batch_size, reduction, progress, separate_roles=True)
-                              for _ in range(passes)], dtype=torch.float64)
+        plan = _ChunkPlan.of(loaded, sources[start:end], predictions[start:end], references[start:end],
+                             separate_roles=True)
+        draws = torch.tensor([plan.scores(loaded, batch_size, reduction, progress) for _ in range(passes)],
+                             dtype=torch.float64)
         results.extend(zip(draws.mean(dim=0).tolist(), draws.std(dim=0).tolist(), strict=True))
     return results
 
 
-def _chunk_scores(loaded: LoadedComet, sources: Sequence[str], predictions: Sequence[str],
-                  references: Sequence[Sequence[str]], batch_size: int, reduction: str,
-                  progress: Callable[[int], None] | None, separate_roles: bool = False) -> list[float]:
-    """The examples' scores, each distinct text embedded once (with ``separate_roles``, once as a source, once as a
-    translation and once as a reference: a translation equal to its reference is then embedded twice)."""
-    roles = (sources, predictions, [text for group in references for text in group])
-    entries = list(dict.fromkeys((role if separate_roles else 0, text) for role, texts in enumerate(roles)
-                                 for text in texts))
-    position = {entry: index for index, entry in enumerate(entries)}
-    embeddings = _embed(loaded, [text for _, text in entries], batch_size, progress)
-    source_role, translation_role, reference_role = (0, 1, 2) if separate_roles else (0, 0, 0)
-    counts = [max(len(group), 1) for group in references]
-    rows = [(position[source_role, source], position[translation_role, prediction],
-             position[reference_role, group[k]] if group else None)
-            for source, prediction, group, count in zip(sources, predictions, references, counts, strict=True)
-            for k in range(count)]
-    values: list[float] = []
-    with torch.inference_mode():
-        for start in range(0, len(rows), 4096):
-            part = rows[start:start + 4096]
-            source = embeddings[[row[0] for row in part]]
-            translation = embeddings[[row[1] for row in part]]
-            reference = embeddings[[row[2] for row in part]] if loaded.model.references else None
-            values.extend(loaded.model.scores(source, translation, reference).tolist())
-    combine = max if reduction == "max" else (lambda group: sum(group) / len(group))
-    result, offset = [], 0
-    for count in counts:
-        result.append(float(combine(values[offset:offset + count])))
-        offset += count
-    return result
+@dataclass(frozen=True)
+class _ChunkPlan:
+    """A chunk's distinct texts as token ids, and for each (example, reference) row the positions of its source,
+    translation and reference among them: what every pass over the chunk shares (Monte Carlo dropout scores one
+    plan many times)."""
+
+    ids: list[list[int]]
+    rows: list[tuple[int, int, int | None]]
+    counts: list[int]
+
+    @classmethod
+    def of(cls, loaded: LoadedComet, sources: Sequence[str], predictions: Sequence[str],
+           references: Sequence[Sequence[str]], separate_roles: bool = False) -> _ChunkPlan:
+        """With ``separate_roles``, each text is embedded once as a source, once as a translation and once as a
+        reference (a translation equal to its reference is then embedded twice, as unbabel-comet does)."""
+        roles = (sources, predictions, [text for group in references for text in group])
+        entries = list(dict.fromkeys((role if separate_roles else 0, text) for role, texts in enumerate(roles)
+                                     for text in texts))
+        position = {entry: index for index, entry in enumerate(entries)}
+        ids = loaded.tokenizer([text for _, text in entries], truncation=True,
+                               max_length=loaded.max_length)["input_ids"] if entries else []
+        source_role, translation_role, reference_role = (0, 1, 2) if separate_roles else (0, 0, 0)
+        counts = [max(len(group), 1) for group in references]
+        rows = [(position[source_role, source], position[translation_role, prediction],
+                 position[reference_role, group[k]] if group else None)
+                for source, prediction, group, count in zip(sources, predictions, references, counts, strict=True)
+                for k in range(count)]
+        return cls(ids, rows, counts)
+
+    def scores(self, loaded: LoadedComet, batch_size: int, reduction: str,
+               progress: Callable[[int], None] | None) -> list[float]:
+        """The examples' scores from one pass of the model over the chunk's distinct texts."""
+        embeddings = _embed(loaded, self.ids, batch_size, progress)
+        values: list[float] = []
+        with torch.inference_mode():
+            for start in range(0, len(self.rows), 4096):
+                part = self.rows[start:start + 4096]
+                source = embeddings[[row[0] for row in part]]
+                translation = embeddings[[row[1] for row in part]]
+                reference = embeddings[[row[2] for row in part]] if loaded.model.references else None
+                values.extend(loaded.model.scores(source, translation, reference).tolist())
+        combine = max if reduction == "max" else (lambda group: sum(group) / len(group))
+        result, offset = [], 0
+        for count in self.counts:
+            result.append(float(combine(values[offset:offset + count])))
+            offset += count
+        return result
