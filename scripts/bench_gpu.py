@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU benchmark of the model metrics (perplexity, bertscore, comet, bleurt): parity, precisions, speed against the
+"""GPU benchmark of the model metrics (perplexity, bertscore, comet, cometkiwi, xcomet, bleurt): parity, precisions, speed against the
 reference libraries on the same GPU, and the fraction of the GPU's measured matrix-multiply rate reached.
 
 Per metric, in one run on one device:
@@ -16,18 +16,25 @@ Per metric, in one run on one device:
   bleurt-pytorch's README loop (in the oracle environment given by --reference-python, run in a child process of
   that interpreter: this script with ``--child``); "not installed" where the reference cannot be imported;
 - the fraction of the measured GEMM rate (same precision) our forward passes reach: model FLOPs per token x
-  tokens/s / rate (``bench_perplexity.flops_per_token``, ``model_flops.encoder_flops_per_token``).
+  the tokens they read per second / rate (``bench_perplexity.flops_per_token``,
+  ``model_flops.encoder_flops_per_token``); where ours de-duplicates (bertscore, comet), the tokens of the distinct
+  texts or joined inputs, not every input's.
 
-Models: the packaged SmolLM2-135M GGUF (perplexity) and all-MiniLM-L6-v2 (bertscore, --layer); for comet and
-bleurt, random-weight checkpoints of realistic shape built offline by the reference libraries (COMET: wmt22-comet-da's
-XLM-R large encoder, 24 layers of width 1024; BLEURT: BLEURT-20-D12's shape, 12 layers of width 768, embedding
+Models: the packaged SmolLM2-135M GGUF (perplexity) and all-MiniLM-L6-v2 (bertscore, --layer); for comet,
+cometkiwi, xcomet and bleurt, random-weight checkpoints of realistic shape built offline by the reference libraries
+(COMET-DA, a CometKiwi-style unified model scoring without references and XCOMET scoring with them, as
+scripts/bench_comet.py builds them, on wmt22-comet-da's and wmt22-cometkiwi-da's XLM-R large encoder, 24 layers of
+width 1024 (XCOMET's released models are XLM-R XL/XXL: this is its architecture at large size); BLEURT: BLEURT-20-D12's shape, 12 layers of width 768, embedding
 projection 128), or with --small the tests' tiny checkpoints (tests/comet_checkpoint.py, tests/bleurt_checkpoint.py)
 and a few short inputs, so that a whole run takes under a minute. Prints one table; --json writes it with the date,
 the device's name and the torch and CUDA versions. Without a CUDA GPU it exits with status 2 unless ``--device cpu``
-(a smoke run of the same code on the CPU; fp16 is then skipped, since our CPU path refuses it).
+(a smoke run of the same code on the CPU; fp16 is then skipped, since our CPU path refuses it). ``--cpu-items N``
+checks the COMET models' CPU parity on the first N examples only, for corpora the host would take minutes on
+(e.g. the full 3,000 x 4 WMT17 examples).
 
-    python scripts/bench_gpu.py [--device cuda] [--small] [--only perplexity,bertscore,comet,bleurt]
+    python scripts/bench_gpu.py [--device cuda] [--small] [--only perplexity,bertscore,comet,cometkiwi,xcomet,bleurt]
                                 [--json PATH] [--repeats 3] [--reference-python .venv-oracles/bin/python]
+                                [--systems 2] [--segments 1000] [--cpu-items 0]
 """
 
 from __future__ import annotations
@@ -50,7 +57,8 @@ from typing import Any
 import project
 
 ROOT = project.ROOT
-METRICS = ("perplexity", "bertscore", "comet", "bleurt")
+METRICS = ("perplexity", "bertscore", "comet", "cometkiwi", "xcomet", "bleurt")
+COMET_KINDS = {"comet": "da", "cometkiwi": "kiwi", "xcomet": "xcomet"}  # bench_comet.MODELS' keys
 DEFAULT_REFERENCE_PYTHON = ROOT / ".venv-oracles" / "bin" / "python"
 NO_GPU = ("bench_gpu.py: no CUDA GPU is available (torch.cuda.is_available() is False); run it on a machine with "
           "one, or pass --device cpu for a smoke run on the CPU")
@@ -225,14 +233,20 @@ def max_abs(a: list[float], b: list[float]) -> float:
 class Case:
     """One metric's benchmark: ``make(device, precision)`` gives a zero-argument call of our module returning
     per-item scores; ``reference(device)`` gives (seconds, scores) of the reference library or raises
-    NotInstalled."""
+    NotInstalled. ``tokens`` are the inputs' tokens (the same count for both sides, for tokens per second);
+    ``encoded_tokens`` those our forward passes read (distinct texts only where ours de-duplicates; the GEMM
+    fraction counts these). ``cpu_make``, where given, scores only the first items on the CPU (the parity check of a
+    corpus too large for the host in the time a device is lent); its scores are compared with the device's first
+    ones."""
 
     def __init__(self, metric: str, model: str, items: int, tokens: int, flops_per_token: float,
                  shape: tuple[int, int, int], make: Callable[[Any, str], Callable[[], list[float]]],
                  reference: Callable[[Any], tuple[float, list[float]]], reference_name: str,
-                 score: str = "score") -> None:
+                 score: str = "score", encoded_tokens: int | None = None,
+                 cpu_make: Callable[[], list[float]] | None = None) -> None:
         self.__dict__.update(locals())
         del self.__dict__["self"]
+        self.encoded_tokens = tokens if encoded_tokens is None else encoded_tokens
 
 
 def perplexity_case(args: argparse.Namespace, device: Any) -> Case:
@@ -293,6 +307,7 @@ def bertscore_case(args: argparse.Namespace, device: Any) -> Case:
     loaded = packaged_model(model_type=args.bertscore_model)
     config = loaded.model.config
     lengths = [len(encode_text(loaded.tokenizer, text)) for text in predictions + references]
+    distinct = sum(len(encode_text(loaded.tokenizer, text)) for text in set(predictions + references))
 
     def reference(where: Any) -> tuple[float, list[float]]:
         try:
@@ -309,58 +324,65 @@ def bertscore_case(args: argparse.Namespace, device: Any) -> Case:
                 encoder_flops_per_token(config.hidden_size, config.intermediate_size, args.layer,
                                         sum(lengths) / len(lengths)),
                 (64 * max(lengths), config.hidden_size, config.intermediate_size), make, reference, "bert-score",
-                score="P, R, F")
+                score="P, R, F", encoded_tokens=distinct)
 
 
-def comet_checkpoint(args: argparse.Namespace, work: Path) -> tuple[str, str]:
-    """(the checkpoint given to our module, unbabel-comet's model.ckpt); the tests' tiny one with --small."""
+def comet_checkpoint(args: argparse.Namespace, work: Path, kind: str) -> tuple[str, str]:
+    """(the checkpoint given to our module, unbabel-comet's model.ckpt) of bench_comet's model ``kind``; the tests'
+    tiny regression one with --small and no reference."""
     have_reference = args.reference_python is not None and args.reference_python.is_file()
-    if args.small and not have_reference:  # unbabel-comet cannot load the tests' tiny checkpoint: ours only
+    if args.small and not have_reference and kind == "da":  # unbabel-comet cannot load it: ours only
         from comet_checkpoint import tiny_comet_checkpoint
 
         folder = Path(tiny_comet_checkpoint())
         return str(folder), str(folder / "checkpoints" / "model.ckpt")
-    from bench_comet import oracle
+    from bench_comet import MODELS, oracle
 
     if not have_reference:
         raise NotInstalled("unbabel-comet is needed to build the realistic checkpoint: not installed")
     shape = {"hidden_size": 32, "layers": 2, "heads": 4, "inner": 64} if args.small else COMET_SHAPE  # bench_comet's
+    identifier, hparams, _ = MODELS[kind]
     texts = project.read_lines(project.WMT17 / "newstest2017.ref.de")[:1000]
-    encoder = work / "comet-encoder"
-    oracle({"action": "encoder", "folder": str(encoder), "encoder_model": "XLM-RoBERTa", "texts": texts,
-            "hidden_size": shape["hidden_size"], "layers": shape["layers"]}, python=args.reference_python)
-    config = json.loads((encoder / "config.json").read_text())
-    config.update(num_attention_heads=shape["heads"], intermediate_size=shape["inner"])
-    (encoder / "config.json").write_text(json.dumps(config))
-    oracle({"action": "build", "folder": str(work / "comet"), "encoder": str(encoder),
-            "class_identifier": "regression_metric", "seed": 0,
-            "hparams": {"hidden_sizes": [3 * shape["hidden_size"], shape["hidden_size"]],
-                        "layer_transformation": "sparsemax"}}, python=args.reference_python)
-    return str(work / "comet"), str(work / "comet" / "checkpoints" / "model.ckpt")
+    encoder, folder = work / "comet-encoder", work / f"comet-{kind}"
+    if not encoder.is_dir():
+        oracle({"action": "encoder", "folder": str(encoder), "encoder_model": "XLM-RoBERTa", "texts": texts,
+                "hidden_size": shape["hidden_size"], "layers": shape["layers"], "heads": shape["heads"],
+                "intermediate_size": shape["inner"]}, python=args.reference_python)
+    oracle({"action": "build", "folder": str(folder), "encoder": str(encoder), "class_identifier": identifier,
+            "seed": 0, "hparams": hparams(shape["hidden_size"])}, python=args.reference_python)
+    return str(folder), str(folder / "checkpoints" / "model.ckpt")
 
 
-def comet_case(args: argparse.Namespace, device: Any, work: Path) -> Case:
+def comet_case(args: argparse.Namespace, device: Any, work: Path, name: str) -> Case:
+    """COMET-DA (``comet``), CometKiwi (``cometkiwi``: source only) or XCOMET (``xcomet``: with references) on a
+    random XLM-R large encoder, against unbabel-comet's ``predict``."""
     import evaluate
     import transformers
     import yaml
-    from bench_comet import examples
+    from bench_comet import MODELS, examples, sample_tokens
 
     from model_flops import encoder_flops_per_token
 
-    folder, ckpt = comet_checkpoint(args, work)
+    kind = COMET_KINDS[name]
+    identifier, _, with_references = MODELS[kind]
+    folder, ckpt = comet_checkpoint(args, work, kind)
     corpus = examples(args.segments, args.systems)
+    if not with_references:
+        corpus.pop("references")
     metric = evaluate.load(str(ROOT / "metrics" / "comet"), folder)
 
     def make(where: Any, precision: str) -> Callable[[], list[float]]:
         return lambda: metric.compute(**corpus, device=str(where), precision=precision, batch_size=64)["scores"]
 
+    first = {key: values[:args.cpu_items] for key, values in corpus.items()}
+    cpu_make = (lambda: metric.compute(**first, device="cpu", batch_size=64)["scores"]) if args.cpu_items else None
     encoder = Path(yaml.safe_load((Path(folder) / "hparams.yaml").read_text())["pretrained_model"])
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(encoder))
     config = json.loads((encoder / "config.json").read_text())
-    lengths = [len(ids) for key in ("sources", "predictions", "references")
-               for ids in tokenizer(corpus[key]).input_ids]
-    samples = [{"src": s, "mt": p, "ref": r}
-               for s, p, r in zip(corpus["sources"], corpus["predictions"], corpus["references"], strict=True)]
+    keys = ("src", "mt", "ref") if with_references else ("src", "mt")
+    samples = [dict(zip(keys, texts)) for texts in zip(*corpus.values(), strict=True)]
+    tokens, distinct = sample_tokens(tokenizer, identifier, samples)
+    inputs_per_sample = 1 if identifier == "unified_metric" else 3
 
     def reference(where: Any) -> tuple[float, list[float]]:
         result = run_child(args.reference_python, {"action": "comet-predict", "checkpoint": ckpt, "samples": samples,
@@ -368,9 +390,12 @@ def comet_case(args: argparse.Namespace, device: Any, work: Path) -> Case:
         return result["seconds"], result["scores"]
 
     width, inner, layers = config["hidden_size"], config["intermediate_size"], config["num_hidden_layers"]
-    return Case("comet", f"XLM-R {layers} layers x {width} (random weights)",
-                len(samples), sum(lengths), encoder_flops_per_token(width, inner, layers, sum(lengths) / len(lengths)),
-                (64 * max(lengths), width, inner), make, reference, "unbabel-comet predict")
+    label = {"da": "COMET-DA", "kiwi": "CometKiwi (unified, source only)", "xcomet": "XCOMET (with references)"}
+    mean_length = tokens / len(samples) / inputs_per_sample
+    return Case(name, f"{label[kind]}, XLM-R {layers} layers x {width} (random weights)",
+                len(samples), tokens,
+                encoder_flops_per_token(width, inner, layers, mean_length), (64 * round(mean_length), width, inner), make, reference, "unbabel-comet predict",
+                encoded_tokens=distinct, cpu_make=cpu_make)
 
 
 def bleurt_case(args: argparse.Namespace, device: Any, work: Path) -> Case:
@@ -422,7 +447,7 @@ def measure(case: Case, args: argparse.Namespace, device: Any, rates: dict[str, 
     import torch
 
     cpu = torch.device("cpu")
-    cpu_scores = case.make(cpu, "fp32")()
+    cpu_scores = case.cpu_make() if case.cpu_make is not None else case.make(cpu, "fp32")()
     precisions = ["fp32", "bf16"] + (["fp16"] if device.type == "cuda" else [])
     rows, fp32_scores = [], None
     for precision in precisions:
@@ -436,11 +461,13 @@ def measure(case: Case, args: argparse.Namespace, device: Any, rates: dict[str, 
         seconds, scores = timed_scores(case.make(device, precision), args.repeats, device)
         if precision == "fp32":
             fp32_scores = scores
-            row.update(against="CPU fp32", max_abs_diff=max_abs(scores, cpu_scores))
+            row.update(against=f"CPU fp32, first {len(cpu_scores)}" if case.cpu_make is not None else "CPU fp32",
+                       max_abs_diff=max_abs(scores[:len(cpu_scores)], cpu_scores))
         else:
             row.update(against=f"{device.type} fp32", max_abs_diff=max_abs(scores, fp32_scores))
-        model_gflops = case.tokens / seconds * case.flops_per_token / 1e9
-        row.update(seconds=seconds, tokens_per_s=case.tokens / seconds, model_gflops=model_gflops,
+        model_gflops = case.encoded_tokens / seconds * case.flops_per_token / 1e9
+        row.update(seconds=seconds, tokens_per_s=case.tokens / seconds, encoded_tokens=case.encoded_tokens,
+                   model_gflops=model_gflops,
                    gemm_fraction=model_gflops / rates[key])
         if precision == "fp32":
             try:
@@ -503,6 +530,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--bleurt-batch-size", type=int, default=32)
     parser.add_argument("--layer", type=int, default=3, help="bertscore: the layer (as bench_bertscore.py)")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads")
+    parser.add_argument("--cpu-items", type=int, default=0,
+                        help="comet, cometkiwi, xcomet: check CPU parity on the first N examples only (0: all)")
     parser.add_argument("--random-weights", type=Path, default=None,
                         help="a folder of model configurations and tokenizers (smollm2/, minilm/; written by "
                              "--write-model-configs): perplexity and bertscore run on models of those shapes with "
@@ -588,8 +617,7 @@ def main(argv: list[str] | None = None) -> int:
     project.use_test_helpers()
     torch.set_num_threads(args.threads)
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({os.cpu_count()} cores)"
-    builders = {"perplexity": perplexity_case, "bertscore": bertscore_case, "comet": comet_case,
-                "bleurt": bleurt_case}
+    builders = {"perplexity": perplexity_case, "bertscore": bertscore_case}
     rows: list[dict[str, Any]] = []
     rates: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="bench-gpu-") as work:
@@ -598,8 +626,12 @@ def main(argv: list[str] | None = None) -> int:
         for metric in args.only:
             print(f"{metric} ...", file=sys.stderr, flush=True)
             try:
-                build = builders[metric]
-                case = build(args, device, Path(work)) if metric in ("comet", "bleurt") else build(args, device)
+                if metric in COMET_KINDS:
+                    case = comet_case(args, device, Path(work), metric)
+                elif metric == "bleurt":
+                    case = bleurt_case(args, device, Path(work))
+                else:
+                    case = builders[metric](args, device)
                 rows += measure(case, args, device, rates)
             except NotInstalled as error:
                 rows.append({"metric": metric, "precision": "-", "error": str(error)})

@@ -63,3 +63,28 @@ def test_cpu_smoke_run_table_and_json(tmp_path):
         assert row["max_abs_diff"] == 0.0 and row["against"] == "CPU fp32"
         assert row["tokens_per_s"] > 0 and 0 < row["gemm_fraction"] and row["flops_per_token"] > 0
         assert row["reference_tokens_per_s"] is None
+
+
+ORACLE_PYTHON = ROOT / ".venv-oracles" / "bin" / "python"
+
+
+@pytest.mark.slow  # builds three tiny checkpoints with unbabel-comet and runs its predict: about a minute
+@pytest.mark.skipif(not ORACLE_PYTHON.is_file(), reason="needs .venv-oracles (bash scripts/setup-env tests)")
+def test_comet_models_against_unbabel_comet_and_the_fraction_counts_encoded_tokens(tmp_path):
+    out = tmp_path / "bench.json"
+    done = run(tmp_path, "--device", "cpu", "--small", "--only", "comet,cometkiwi,xcomet", "--systems", "2",
+               "--cpu-items", "3", "--reference-python", str(ORACLE_PYTHON), "--json", str(out))
+    assert done.returncode == 0, done.stderr[-4000:]
+    rows = {(row["metric"], row["precision"]): row for row in json.loads(out.read_text())["rows"]}
+    for metric in ("comet", "cometkiwi", "xcomet"):
+        row = rows[metric, "fp32"]
+        assert "error" not in row, row
+        assert row["against"] == "CPU fp32, first 3" and row["max_abs_diff"] < 1e-5
+        assert row["reference"] == "unbabel-comet predict" and row["reference_max_abs_diff"] < 1e-5
+        assert row["items"] == 16  # 2 systems x 8 segments
+        # the fraction counts the tokens our forward passes read, fewer than the inputs' where texts repeat
+        assert 0 < row["encoded_tokens"] <= row["tokens"]
+        expected = row["encoded_tokens"] / row["seconds"] * row["flops_per_token"] / 1e9
+        assert row["model_gflops"] == pytest.approx(expected, rel=1e-12)
+    # COMET-DA encodes each distinct text once: the 8 sources and 8 references are shared by the 2 systems
+    assert rows["comet", "fp32"]["encoded_tokens"] < rows["comet", "fp32"]["tokens"]
