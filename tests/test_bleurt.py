@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from bleurt_oracle import build_checkpoint
+from pickle_imports import pickle_imports
 
 TOLERANCE = 1e-6  # fp32; bleurt-pytorch pads every batch to its longest pair, this module to length-sorted batches
 
@@ -375,16 +376,6 @@ RELEASED_PICKLE_IMPORTS = {"collections.OrderedDict", "torch._utils._rebuild_ten
                            "torch.LongStorage"}
 
 
-def _pickle_imports(path: Path) -> set[str]:
-    """The globals a torch.save file's pickle names (GLOBAL opcodes of its data.pkl)."""
-    import pickletools
-    import zipfile
-
-    with zipfile.ZipFile(path) as archive:
-        data = archive.read(next(name for name in archive.namelist() if name.endswith("data.pkl")))
-    return {arg.replace(" ", ".") for opcode, arg, _ in pickletools.genops(data) if opcode.name == "GLOBAL"}
-
-
 def _copy_tokenizer(checkpoint: Path, folder: Path) -> None:
     folder.mkdir()
     for name in ("config.json", "spm.model", "tokenizer_config.json", "special_tokens_map.json"):
@@ -408,7 +399,7 @@ def test_released_pytorch_model_bin_layout_loads(bleurt, checkpoint, corpus, exp
     folder = tmp_path / "released-layout"
     _copy_tokenizer(checkpoint, folder)
     torch.save(state, folder / "pytorch_model.bin")
-    assert _pickle_imports(folder / "pytorch_model.bin") == RELEASED_PICKLE_IMPORTS
+    assert pickle_imports(folder / "pytorch_model.bin") == RELEASED_PICKLE_IMPORTS
     predictions = [prediction for prediction, _ in corpus[:40]]
     references = [group for _, group in corpus[:40]]
     scores = bleurt.compute(predictions=predictions, references=references, checkpoint=str(folder))["scores"]
@@ -441,7 +432,7 @@ def test_pickled_code_in_pytorch_model_bin_is_refused(bleurt, checkpoint, tmp_pa
     folder = tmp_path / "pickled-code"
     _copy_tokenizer(checkpoint, folder)
     torch.save(state, folder / "pytorch_model.bin")
-    assert "os.makedirs" in _pickle_imports(folder / "pytorch_model.bin")
+    assert "os.makedirs" in pickle_imports(folder / "pytorch_model.bin")
     with pytest.raises(ValueError, match=r"pytorch_model\.bin holds objects other than tensors, which are never "
                                          r"unpickled"):
         bleurt.compute(predictions=["a"], references=["a"], checkpoint=str(folder))

@@ -14,15 +14,18 @@ from __future__ import annotations
 import shutil
 import sys
 import types
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
+import yaml
 
 from comet_checkpoint import tiny_comet_checkpoint
 from conftest import ROOT
 from learned_oracle import run_oracle
+from pickle_imports import pickle_imports
 
 ORACLE = Path(__file__).with_name("comet_oracle_run.py")
 INPUTS = {"sources": ["Das Haus ist klein.", "Es regnet."], "predictions": ["The house is small.", "It rains."],
@@ -93,6 +96,46 @@ def test_lightning_1x_checkpoint_entries_are_read_and_score_the_same(comet, mode
     finally:
         for name in set(sys.modules) - modules:
             del sys.modules[name]
+    import metrics._core.core_comet as core_comet
+
+    core_comet.clear_comet_cache()
+    assert comet.compute(**INPUTS, checkpoint=str(model_copy))["scores"] == bare["scores"]
+
+
+# The pickle imports the Hub's scanner lists for Unbabel/wmt22-comet-da's checkpoints/model.ckpt, and the same four
+# for wmt20-comet-da, wmt20-comet-qe-da and eamt22-cometinho-da:
+# https://huggingface.co/Unbabel/wmt22-comet-da/tree/main/checkpoints
+RELEASED_PICKLE_IMPORTS = {"collections.OrderedDict", "torch._utils._rebuild_tensor_v2", "torch.FloatStorage",
+                           "torch.LongStorage"}
+
+
+def released_checkpoint(state: dict[str, torch.Tensor], hparams: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint of the structure the released COMET files have (the evidence is in the card's "Released
+    checkpoint files"): what pytorch-lightning's ``dump_checkpoint`` writes under comet-train's
+    ``ModelCheckpoint(save_weights_only=True)`` (Unbabel/COMET configs/model_checkpoint.yaml): no optimizer,
+    scheduler or callback states; the version wmt22-comet-da's file reports (Unbabel/COMET#136); the state dict an
+    ``OrderedDict`` holding, besides the parameters, the buffers the released files keep: XLM-R's int64
+    ``position_ids`` (the key unbabel-comet reports as not in its model, Unbabel/COMET#136) and the layer mix's
+    ``dropout_mask``/``dropout_fill`` (which eole's COMET converter skips); the hyper-parameters a plain dict."""
+    layers = sum(name.startswith("layerwise_attention.scalar_parameters.") for name in state)
+    released = OrderedDict(state)
+    released["encoder.model.embeddings.position_ids"] = torch.arange(514).unsqueeze(0)
+    released["layerwise_attention.dropout_mask"] = torch.zeros(layers)
+    released["layerwise_attention.dropout_fill"] = torch.full((layers,), -1e20)
+    return {"epoch": 1, "global_step": 9374, "pytorch-lightning_version": "1.8.3.post1", "state_dict": released,
+            "loops": {"fit_loop": {"state_dict": {}, "epoch_progress": {"total": {"ready": 2, "completed": 1}}}},
+            "hparams_name": "kwargs", "hyper_parameters": hparams}
+
+
+def test_released_file_structure_is_read_and_scores_the_same(comet, model_copy) -> None:
+    """Issue 34.3: a file with exactly the released files' pickle imports and entries reads as the bare state
+    dict (the extra buffers ignored) and gives the same scores."""
+    file = model_copy / "checkpoints" / "model.ckpt"
+    bare = comet.compute(**INPUTS, checkpoint=str(model_copy))
+    state = torch.load(file, weights_only=True)["state_dict"]
+    hparams = yaml.safe_load((model_copy / "hparams.yaml").read_text())
+    torch.save(released_checkpoint(state, hparams), file)
+    assert pickle_imports(file) == RELEASED_PICKLE_IMPORTS
     import metrics._core.core_comet as core_comet
 
     core_comet.clear_comet_cache()
