@@ -53,15 +53,22 @@ def test_wmt17_all_systems(tokenize: str, systems: int | None, wmt17) -> None:
 
 
 def test_wmt17_several_references_lowercase_and_smoothing(wmt17) -> None:
-    """Other systems' outputs serve as extra (ragged) references on the real data."""
+    """Other systems' outputs serve as extra (ragged) references on the real data. sacreBLEU counts once per
+    casing (its counts do not depend on the smoothing) and smooths them with its own ``BLEU.compute_bleu``, the
+    function its ``corpus_score`` ends in; ours scores every configuration from the texts."""
     hypotheses, ragged, streams = wmt17_ragged(wmt17)
     metric = load_metric("sacrebleu")
-    for smooth_method, smooth_value in SMOOTHING:
-        for lowercase in (False, True):
+    for lowercase in (False, True):
+        counter = BLEU(lowercase=lowercase)
+        counted = counter.corpus_score(hypotheses, streams)
+        for smooth_method, smooth_value in SMOOTHING:
             ours = metric.compute(predictions=hypotheses, references=ragged, smooth_method=smooth_method,
                                   smooth_value=smooth_value, lowercase=lowercase)
             oracle = BLEU(smooth_method=smooth_method, smooth_value=smooth_value, lowercase=lowercase)
-            theirs = oracle.corpus_score(hypotheses, streams)
+            oracle.num_refs = counter.num_refs  # what sacreBLEU records while counting, for the signature's nrefs
+            theirs = BLEU.compute_bleu(list(counted.counts), list(counted.totals), counted.sys_len,  # add-k adds
+                                       counted.ref_len, smooth_method=smooth_method,  # to the lists it is given
+                                       smooth_value=smooth_value)
             assert_same(ours, theirs, f"{smooth_method}/{smooth_value} lc={lowercase}")
             assert ours["signature"] == oracle.get_signature().format()
             assert "nrefs:var" in ours["signature"]
