@@ -10,6 +10,10 @@ and the timed part is scoring only. Prints median wall and CPU times, the ratios
 resident memory, the max abs difference of P, R, F, the tokens each side sends through the model, and the tokens per
 second of our fp32 forward pass with the fraction of the machine's matrix-multiply rate on the model's own GEMM
 shapes that it reaches (``gemm_rate``: the layers' linear shapes at 64 texts' rows, fastest kernel per shape).
+Then the limit, from the same run: where a profiled pass's time goes (torch.profiler, operators' self time: the
+linear layers' GEMMs, attention, layer norm, embeddings, other operators, and the rest outside operators), the
+padding's share, the linear layers' rate inside the model and at the batches' rows back to back outside it, and
+the fraction the pass would reach with every operator but the GEMMs free (or all but attention and layer norm).
 
     python scripts/bench_bertscore.py [--systems 2] [--segments 1000] [--layer 3] [--threads 2] [--repeats 3]
                                       [--precisions fp32,bf16]
@@ -119,14 +123,15 @@ def padded_tokens(args: argparse.Namespace) -> tuple[int, int, int]:
 def forward_rate(args: argparse.Namespace, tokens: int) -> None:
     """Tokens/s of our fp32 forward pass over the corpus's distinct texts (to layer --layer) and the fraction of
     the machine's matrix-multiply rate on the model's own GEMM shapes (``gemm_rate``) it reaches, measured before
-    and after the pass (their mean is used)."""
+    and after the pass (their mean is used); then where a profiled pass's time goes and the ceiling that follows
+    (:func:`ceiling_lines`)."""
     _setup(args.threads)
     import os
 
     from bertscore_common import packaged_model
-    from gemm_rate import flops_per_row, gemm_rate, linear_shapes, utilisation_line
+    from gemm_rate import flops_per_row, gemm_rate, layers_rate, linear_shapes, time_shares, utilisation_line
 
-    from metrics._core.core_embed import embed_texts, encode_text
+    from metrics._core.core_embed import embed_texts, encode_text, length_batches
     from metrics._core.core_models import truncated_model
 
     predictions, references = corpus(args.systems, args.segments)
@@ -134,23 +139,57 @@ def forward_rate(args: argparse.Namespace, tokens: int) -> None:
     texts = list(dict.fromkeys(references + predictions))
     ids = [encode_text(loaded.tokenizer, text) for text in texts]
     truncated = truncated_model(loaded.model, args.layer)
+    layers = loaded.model.encoder.layer[:args.layer]
     config = loaded.model.config
     mean_length = tokens / len(ids)
-    shapes = linear_shapes(loaded.model.encoder.layer[:args.layer], max(8, round(64 * mean_length / 8) * 8))
-    flops = flops_per_row(shapes) + 4 * args.layer * config.hidden_size * mean_length
+    shapes = linear_shapes(layers, max(8, round(64 * mean_length / 8) * 8))
+    linear_flops = flops_per_row(shapes)
+    flops = linear_flops + 4 * args.layer * config.hidden_size * mean_length
+
+    def run(token_ids: list[list[int]]) -> None:
+        embed_texts(loaded.model, loaded.tokenizer, token_ids, device=loaded.device, batch_size=64,
+                    layer=args.layer, truncated=truncated)
+
     before = gemm_rate(shapes)
-    embed_texts(loaded.model, loaded.tokenizer, ids[:64], device=loaded.device, batch_size=64, layer=args.layer,
-                truncated=truncated)  # warm-up
+    run(ids[:64])  # warm-up
     start = time.perf_counter()
-    embed_texts(loaded.model, loaded.tokenizer, ids, device=loaded.device, batch_size=64, layer=args.layer,
-                truncated=truncated)
+    run(ids)
     seconds = time.perf_counter() - start
     after = gemm_rate(shapes)
+    shares = time_shares(lambda: run(ids))
+    lengths = [len(sequence) for sequence in ids]
+    rows = [len(batch) * max(lengths[i] for i in batch) for batch in length_batches(lengths, 64)]
+    outside = layers_rate(layers, rows)
     print(before.describe())
     print(after.describe())
     rate = (before.gflops + after.gflops) / 2
     print(f"load average {os.getloadavg()[0]:.2f}; " + utilisation_line(
         f"our fp32 forward pass ({len(ids)} distinct texts, padding included)", tokens / seconds, flops, rate))
+    print(shares.describe())
+    for line in ceiling_lines(shares, seconds, tokens, flops, linear_flops, rate, outside, sum(lengths)):
+        print(line)
+
+
+def ceiling_lines(shares: Any, seconds: float, tokens: int, flops_per_token: float, linear_flops_per_token: float,
+                  rate: float, outside_gflops: float, real_tokens: int) -> list[str]:
+    """The limit that a pass of ``seconds`` over ``tokens`` (padding included; ``real_tokens`` without) and a
+    profiled one (``shares``) show, as fractions of the GEMM ``rate`` (GFLOP/s): the linear layers' own rate inside
+    the model (their profiled self time) and outside it (``outside_gflops``: the same layers at the batches' rows
+    back to back), and the fraction the pass would reach with every operator but the GEMMs free, and with
+    attention and layer norm at their measured times but the rest (embeddings, masks, copies, Python) free."""
+    gemm, kept = shares.seconds["GEMMs"], shares.seconds["attention"] + shares.seconds["layer norm"]
+    inside = tokens * linear_flops_per_token / gemm / 1e9
+    work = tokens * flops_per_token / 1e9
+    return [
+        f"padding: {tokens - real_tokens:,} of the {tokens:,} tokens through the model "
+        f"({(tokens - real_tokens) / tokens:.1%}), counted as work in these fractions",
+        f"linear layers inside the model: {inside:.1f} GFLOP/s = {inside / rate:.1%} of the GEMM rate; the same "
+        f"layers at the batches' rows back to back outside it: {outside_gflops:.1f} GFLOP/s = "
+        f"{outside_gflops / rate:.1%}",
+        f"ceiling: the timed pass {work / seconds / rate:.1%} of the GEMM rate; with every operator but the GEMMs "
+        f"free {work / gemm / rate:.1%}; with attention and layer norm at their measured times and the rest free "
+        f"{work / (gemm + kept) / rate:.1%}",
+    ]
 
 
 def main() -> None:
