@@ -24,13 +24,14 @@ Models: the packaged SmolLM2-135M GGUF (perplexity) and all-MiniLM-L6-v2 (bertsc
 cometkiwi, xcomet and bleurt, random-weight checkpoints of realistic shape built offline by the reference libraries
 (COMET-DA, a CometKiwi-style unified model scoring without references and XCOMET scoring with them, as
 scripts/bench_comet.py builds them, on wmt22-comet-da's and wmt22-cometkiwi-da's XLM-R large encoder, 24 layers of
-width 1024 (XCOMET's released models are XLM-R XL/XXL: this is its architecture at large size); BLEURT: BLEURT-20-D12's shape, 12 layers of width 768, embedding
-projection 128), or with --small the tests' tiny checkpoints (tests/comet_checkpoint.py, tests/bleurt_checkpoint.py)
-and a few short inputs, so that a whole run takes under a minute. Prints one table; --json writes it with the date,
-the device's name and the torch and CUDA versions. Without a CUDA GPU it exits with status 2 unless ``--device cpu``
-(a smoke run of the same code on the CPU; fp16 is then skipped, since our CPU path refuses it). ``--cpu-items N``
-checks the COMET models' CPU parity on the first N examples only, for corpora the host would take minutes on
-(e.g. the full 3,000 x 4 WMT17 examples).
+width 1024 (XCOMET's released models are XLM-R XL/XXL: this is its architecture at large size); BLEURT:
+BLEURT-20-D12's shape, ``bench_bleurt.SHAPES["d12"]``, 12 layers of width 1024, embedding projection 128), or with
+--small the tests' tiny checkpoints (tests/comet_checkpoint.py, tests/bleurt_checkpoint.py) and a few short inputs,
+so that a whole run takes under a minute. Prints one table; --json writes it with the date, the device's name and
+the torch and CUDA versions. Without a CUDA GPU it exits with status 2 unless ``--device cpu`` (a smoke run of the
+same code on the CPU; fp16 is then skipped, since our CPU path refuses it). ``--cpu-items N`` checks the COMET
+models' CPU parity on the first N examples only, for corpora the host would take minutes on (e.g. the full 3,000 x 4
+WMT17 examples).
 
     python scripts/bench_gpu.py [--device cuda] [--small] [--only perplexity,bertscore,comet,cometkiwi,xcomet,bleurt]
                                 [--json PATH] [--repeats 3] [--reference-python .venv-oracles/bin/python]
@@ -63,8 +64,6 @@ DEFAULT_REFERENCE_PYTHON = ROOT / ".venv-oracles" / "bin" / "python"
 NO_GPU = ("bench_gpu.py: no CUDA GPU is available (torch.cuda.is_available() is False); run it on a machine with "
           "one, or pass --device cpu for a smoke run on the CPU")
 COMET_SHAPE = {"hidden_size": 1024, "layers": 24, "heads": 16, "inner": 4096}  # XLM-R large (wmt22-comet-da)
-BLEURT_SHAPE = {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072,
-                "embedding_size": 128}  # BLEURT-20-D12
 OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "PYTHONWARNINGS": "ignore",
            "TOKENIZERS_PARALLELISM": "false"}
 
@@ -106,17 +105,7 @@ def child_comet_predict(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def child_bleurt_build(payload: dict[str, Any]) -> dict[str, Any]:
-    """tests/bleurt_oracle_run.py's checkpoint (saved by bleurt-pytorch), with the sizes of payload["shape"]."""
-    import bleurt_pytorch
-
-    base = bleurt_pytorch.BleurtConfig
-    shape = payload.pop("shape")
-
-    class Sized(base):  # type: ignore[misc, valid-type]
-        def __init__(self, **options: Any) -> None:
-            super().__init__(**{**options, **shape})
-
-    bleurt_pytorch.BleurtConfig = Sized
+    """tests/bleurt_oracle_run.py's ``build``: a checkpoint saved by bleurt-pytorch, of the sizes payload["sizes"]."""
     import bleurt_oracle_run
 
     return bleurt_oracle_run.build(payload)
@@ -400,6 +389,7 @@ def comet_case(args: argparse.Namespace, device: Any, work: Path, name: str) -> 
 
 def bleurt_case(args: argparse.Namespace, device: Any, work: Path) -> Case:
     import evaluate
+    from bench_bleurt import SHAPES
 
     from metrics._core.core_bleurt_tokenize import load_texts_tokenizer, tokenize_texts
     from model_flops import encoder_flops_per_token
@@ -415,7 +405,7 @@ def bleurt_case(args: argparse.Namespace, device: Any, work: Path) -> Case:
         training.write_text("\n".join(project.read_lines(project.WMT17 / "newstest2017.ref.de")[:3000]) + "\n",
                             encoding="utf-8")
         run_child(args.reference_python, {"action": "bleurt-build", "folder": str(folder),
-                                          "training_text": str(training), "seed": 0, "shape": BLEURT_SHAPE})
+                                          "training_text": str(training), "seed": 0, "sizes": SHAPES["d12"]})
     metric = evaluate.load(str(ROOT / "metrics" / "bleurt"))
 
     def make(where: Any, precision: str) -> Callable[[], list[float]]:
