@@ -22,7 +22,6 @@ import pytest
 from sklearn import metrics as sklearn_metrics
 
 from metrics._core import core_classification as cc  # noqa: E402
-from metrics._core import core_confusion  # noqa: E402
 from metrics._core.core_stats import exact_float_sum  # noqa: E402
 
 pytestmark = [
@@ -532,21 +531,6 @@ def test_weighted_batch_totals_are_exact() -> None:
     rows = cc.classification_rows(predictions, references, options, sample_weight=weights)
     schema = cc.classification_schema("accuracy", False)
     assert schema.totals_of_rows(rows, options.stats_signature()) == totals
-    for kind in range(6):  # the bincount, limb and sorted paths: each group as core_stats.exact_float_sum gives it
-        size = 3000
-        groups = rng.integers(0, 37, size)
-        values = [rng.random(size) * 2, rng.random(size) * 10.0 ** rng.uniform(-6, 6, size),
-                  rng.normal(size=size) * 1e3, rng.choice([0.1, -0.3, 1e-3, 1e5, 0.0], size),
-                  rng.random(size) * 10.0 ** rng.uniform(-150, 150, size),
-                  (rng.random(size) - 0.5) * 2.0**-900][kind]
-        sums, residuals = core_confusion.exact_group_sums(groups, 37, values)
-        for group in range(37):
-            expected = exact_float_sum(values[groups == group].tolist())
-            assert (float(sums[group]), residuals.get(group, [])) == expected, (kind, group)
-    sums, residuals = core_confusion.exact_group_sums(np.zeros(3, dtype=np.intp), 1, np.array([1e16, 1.0, -1e16]))
-    assert sums.tolist() == [1.0] and residuals == {}
-    sums, residuals = core_confusion.exact_group_sums(np.zeros(2, dtype=np.intp), 1, np.array([1.0, 1e-30]))
-    assert sums.tolist() == [1.0] and residuals == {0: [1e-30]}
 
 
 def test_datasets_column_form_round_trip() -> None:

@@ -383,34 +383,6 @@ def test_options_with_fewer_measures_compute_and_keep_only_those(measures: tuple
                       if name == "num_queries" or name.split("@")[0] in measures}
 
 
-def test_exact_sums_equal_exact_float_sum() -> None:
-    """The numpy exact sums of the totals give ``exact_float_sum``'s sum and residuals to the bit: values of every
-    magnitude (subnormals included), signs, zeros, long columns; above the bound of exact bincounts, and for empty
-    columns, ``exact_float_sum`` itself."""
-    from metrics._core import core_ranking
-    from metrics._core.core_stats import exact_float_sum
-
-    rng = np.random.default_rng(5)
-    columns = [rng.random(1000) * 2.0 ** rng.integers(-1074, 60, 1000) * rng.choice((-1.0, 1.0), 1000),
-               np.resize([1.0, 1e-300, 5e-324, -1.0, 0.0, -0.0, 2.0**-60], 1000),
-               rng.random(1000) / rng.integers(1, 100, 1000),
-               np.zeros(1000),
-               np.resize([2.0**53, 1.0, -(2.0**53), 1.0, 2.0**-1074, 1e10], 1000)]  # columns of equal length
-    for values in columns:
-        expected = exact_float_sum(values.tolist())
-        (total, residuals), = core_ranking._exact_sums([values])
-        assert (total, residuals) == expected and math.copysign(1.0, total) == math.copysign(1.0, expected[0])
-    assert [len(residuals) for _, residuals in core_ranking._exact_sums(columns)] == [
-        len(exact_float_sum(values.tolist())[1]) for values in columns]
-    assert any(exact_float_sum(values.tolist())[1] for values in columns)  # residuals are exercised
-    assert core_ranking._exact_sums([np.zeros(0)]) == [(0.0, [])]
-    core_ranking._EXACT_SUM_VALUES, bound = 10, core_ranking._EXACT_SUM_VALUES
-    try:
-        assert core_ranking._exact_sums(columns) == [exact_float_sum(values.tolist()) for values in columns]
-    finally:
-        core_ranking._EXACT_SUM_VALUES = bound
-
-
 def test_statistics_with_other_options_never_merge() -> None:
     schema = ranking_schema(METRIC, options(k=(1,)))
     first = ranking_totals([{"a": 1.0}], [{"a": 1}], options(k=(1,)))

@@ -4,11 +4,13 @@ Expected values are worked by hand in each test."""
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
-from metrics._core.core_stats import StatField, StatsSchema
+from metrics._core.core_stats import StatField, StatsSchema, exact_column_sums, exact_float_sum, exact_group_sums
 
 SCHEMA = StatsSchema(
     "demo", (StatField("n"), StatField("per_type", "keyed"), StatField("weight", "keyed_fsum"), StatField("x", "fsum"))
@@ -52,6 +54,67 @@ def test_fields_by_name() -> None:
     assert SCHEMA.named((3, {}, {}, 1.5)) == {"n": 3, "per_type": {}, "weight": {}, "x": 1.5}
     with pytest.raises(KeyError, match="no statistic named 'nope'"):
         SCHEMA.position("nope")
+
+
+# -- exact sums of numpy arrays -------------------------------------------------------------------------------------
+
+
+def _same_bits(ours: tuple[float, list[float]], expected: tuple[float, list[float]]) -> bool:
+    """Equal sums (zeros of the same sign) and equal residuals."""
+    return ours == expected and math.copysign(1.0, ours[0]) == math.copysign(1.0, expected[0])
+
+
+def test_exact_group_sums_are_exact_float_sum_of_each_group() -> None:
+    """Each group's sum and residuals are ``exact_float_sum``'s of its values, to the bit, on every path: one
+    bincount (values on a coarse binary grid: quarters, subnormals), integer limbs (spans up to a few hundred
+    bits, grids below the normal floats), sorted ``math.fsum`` (wider spans); signed zeros and empty groups."""
+    rng = np.random.default_rng(3)
+    size, count = 3000, 40  # groups 37 to 39 stay empty
+    for kind in range(9):
+        groups = rng.integers(0, 37, size)
+        values = [rng.random(size) * 2, rng.random(size) * 10.0 ** rng.uniform(-6, 6, size),
+                  rng.normal(size=size) * 1e3, rng.choice([0.1, -0.3, 1e-3, 1e5, 0.0, -0.0], size),
+                  rng.random(size) * 10.0 ** rng.uniform(-150, 150, size),
+                  (rng.random(size) - 0.5) * 2.0**-900, rng.integers(-9, 9, size) * 0.25,
+                  (rng.random(size) - 0.5) * 2.0**-1060, np.full(size, -0.0)][kind]
+        sums, residuals = exact_group_sums(groups, count, values)
+        for group in range(count):
+            expected = exact_float_sum(values[groups == group].tolist())
+            assert _same_bits((float(sums[group]), residuals.get(group, [])), expected), (kind, group)
+    # worked by hand: 1e16 + 1 - 1e16 is 1 exactly; 1 + 1e-30 rounds to 1 and leaves 1e-30
+    sums, residuals = exact_group_sums(np.zeros(3, dtype=np.intp), 1, np.array([1e16, 1.0, -1e16]))
+    assert sums.tolist() == [1.0] and residuals == {}
+    sums, residuals = exact_group_sums(np.zeros(2, dtype=np.intp), 1, np.array([1.0, 1e-30]))
+    assert sums.tolist() == [1.0] and residuals == {0: [1e-30]}
+    # worked by hand: limbs in units of 2**-1052 (below the normal floats): a subnormal sum, then a normal sum and
+    # its subnormal residual
+    tiny = [2.0**-1000 + 2.0**-1052, -(2.0**-1000)]
+    sums, residuals = exact_group_sums(np.array([0, 0, 1, 1, 1]), 2, np.array([*tiny, 2.0**-900, *tiny]))
+    assert sums.tolist() == [2.0**-1052, 2.0**-900] and residuals == {1: [2.0**-1052]}
+
+
+def test_exact_column_sums_are_exact_float_sum_of_each_column() -> None:
+    """Each column's sum and residuals are ``exact_float_sum``'s, to the bit: values of every magnitude (subnormals
+    included), signs, zeros, long columns, one column or several at once; no column, and empty columns."""
+    rng = np.random.default_rng(5)
+    columns = [rng.random(1000) * 2.0 ** rng.integers(-1074, 60, 1000) * rng.choice((-1.0, 1.0), 1000),
+               np.resize([1.0, 1e-300, 5e-324, -1.0, 0.0, -0.0, 2.0**-60], 1000),
+               rng.random(1000) / rng.integers(1, 100, 1000),
+               np.zeros(1000),
+               np.resize([2.0**53, 1.0, -(2.0**53), 1.0, 2.0**-1074, 1e10], 1000),
+               rng.integers(0, 2, 1000) / 8,
+               np.full(1000, -0.0)]  # columns of equal length
+    expected = [exact_float_sum(values.tolist()) for values in columns]
+    for values, column_expected in zip(columns, expected, strict=True):
+        (ours,) = exact_column_sums([values])
+        assert _same_bits(ours, column_expected)
+    assert all(_same_bits(ours, column_expected)
+               for ours, column_expected in zip(exact_column_sums(columns), expected, strict=True))
+    assert any(residuals for _, residuals in expected)  # residuals are exercised
+    long = rng.random(1 << 18) / rng.integers(1, 1000, 1 << 18)
+    assert exact_column_sums([long, -long[::-1]]) == [exact_float_sum(long.tolist()), exact_float_sum((-long).tolist())]
+    assert exact_column_sums([]) == []
+    assert exact_column_sums([np.zeros(0), np.zeros(0)]) == [(0.0, []), (0.0, [])]
 
 
 # -- the forms statistics arrive in --------------------------------------------------------------------------------

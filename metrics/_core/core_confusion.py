@@ -8,13 +8,14 @@ labels are first mapped to positions in the sorted set of labels present in
 either argument (the classes scikit-learn's metrics see). Only the cells that
 occur are kept, so a thousand classes cost what their occurring pairs cost.
 
-Weighted cells hold exact sums: the correctly rounded sum of the weights of the
-examples in the cell, and residual floats whose sum with it is the exact sum
-(the convention of ``core_stats`` ``keyed_fsum`` fields), so counts made from
-shards merge to the same bits as one pass over every example. Multi-label
-indicator rows are packed into bits once and counted per label column (the
-four (reference, prediction) cells of each column, from byte bincounts) and per
-example (true positives, predicted labels, true labels, from popcounts).
+Weighted cells hold exact sums (``core_stats.exact_group_sums``): the correctly
+rounded sum of the weights of the examples in the cell, and residual floats
+whose sum with it is the exact sum (the convention of ``core_stats``
+``keyed_fsum`` fields), so counts made from shards merge to the same bits as
+one pass over every example. Multi-label indicator rows are packed into bits
+once and counted per label column (the four (reference, prediction) cells of
+each column, from byte bincounts) and per example (true positives, predicted
+labels, true labels, from popcounts).
 """
 
 from __future__ import annotations
@@ -28,16 +29,10 @@ from typing import Any
 
 import numpy as np
 
+from .core_stats import exact_column_sums, exact_group_sums
+
 # Dense bincount tables up to this many cells (or the number of examples, if larger); sparse beyond.
 _DENSE_CELLS = 1 << 20
-# Significant bits of a float64 (exact sums of weights on a common binary grid stay below 2**53).
-_MANTISSA_BITS = 53
-# Exact limb sums: limbs of 26 bits, fewer than 2**27 of them per sum (partial sums stay below 2**53), at most
-# 8 limbs (weights spanning about 200 bits), grids whose every nonzero multiple is a normal float.
-_LIMB_BITS = 26
-_LIMB_TERMS = 1 << 27
-_MAX_LIMBS = 8
-_LOWEST_GRID = -1022 + _MANTISSA_BITS
 
 
 def _type_name(value: Any) -> str:
@@ -273,124 +268,11 @@ def check_pair(metric: str, references: np.ndarray, predictions: np.ndarray) -> 
         )
 
 
-def _grid_and_top(weights: np.ndarray) -> tuple[int, int] | None:
-    """(g, t): every weight is a whole multiple of 2**g and smaller than 2**t in magnitude (None: all zero)."""
-    nonzero = weights[weights != 0]
-    if not nonzero.size:
-        return None
-    mantissa, exponent = np.frexp(nonzero)
-    integer = (mantissa * float(1 << _MANTISSA_BITS)).astype(np.int64)
-    lowest = integer & -integer
-    trailing = np.frexp(lowest.astype(np.float64))[1] - 1
-    exponent = exponent.astype(np.int64)
-    return int(np.min(exponent - _MANTISSA_BITS + trailing)), int(np.max(exponent))
-
-
-def exact_group_sums(groups: np.ndarray, size: int, weights: np.ndarray) -> tuple[np.ndarray, dict[int, list[float]]]:
-    """Per group 0..size-1: the correctly rounded sum of its weights, and residuals for inexact groups.
-
-    ``sums[g] + sum(residuals[g])`` is the exact sum of the weights in group
-    ``g``, with the same values ``core_stats.exact_float_sum`` gives for that
-    group. Weights on a common binary grid small enough for every partial sum
-    to be exact (integers, halves, ...) are summed by one ``numpy.bincount``;
-    weights spanning up to about 200 bits are cut into 26-bit integer limbs,
-    each summed exactly by one ``bincount``; wider spans are sorted by group
-    and summed with ``math.fsum``.
-    """
-    span = _grid_and_top(weights)
-    if span is None:
-        return np.zeros(size), {}
-    grid, top = span
-    bound = float(np.sum(np.abs(weights))) * 2.0
-    if bound < math.ldexp(1.0, min(_MANTISSA_BITS + grid, 1023)):
-        return np.bincount(groups, weights=weights, minlength=size).astype(np.float64), {}
-    limbs = -(-(top - grid) // _LIMB_BITS)
-    if limbs <= _MAX_LIMBS and grid >= _LOWEST_GRID and len(weights) <= _LIMB_TERMS:
-        return _limb_sums(groups, size, weights, grid, limbs)
-    # Stable sorts of 16-bit integers are radix sorts.
-    order = np.argsort(groups.astype(np.uint16) if size <= 1 << 16 else groups, kind="stable")
-    ordered = weights[order].tolist()
-    ends = np.cumsum(np.bincount(groups, minlength=size)).tolist()
-    sums = np.zeros(size)
-    residuals: dict[int, list[float]] = {}
-    start = 0
-    for group, end in enumerate(ends):
-        if end > start:
-            sums[group], residual = _canonical_sum(ordered[start:end])
-            if residual:
-                residuals[group] = residual
-        start = end
-    return sums, residuals
-
-
-def _limb_sums(
-    groups: np.ndarray, size: int, weights: np.ndarray, grid: int, limbs: int
-) -> tuple[np.ndarray, dict[int, list[float]]]:
-    """Exact group sums from 26-bit limbs of the weights in units of 2**grid (every step exact in float64:
-    scaling by powers of two, truncation, the difference of a whole number and its high part, and sums of
-    fewer than 2**27 limbs in (-2**26, 2**26))."""
-    scaled = np.ldexp(weights, -grid)
-    unit, inverse = float(1 << _LIMB_BITS), 1.0 / (1 << _LIMB_BITS)
-    limb_sums = []
-    for _ in range(limbs):
-        high = np.trunc(scaled * inverse)
-        limb = scaled - high * unit
-        limb_sums.append(np.bincount(groups, weights=limb, minlength=size))
-        scaled = high
-    occupied = np.flatnonzero(np.bincount(groups, minlength=size))
-    columns = [limb_sum[occupied].tolist() for limb_sum in limb_sums]
-    sums = np.zeros(size)
-    residuals: dict[int, list[float]] = {}
-    for position, group in enumerate(occupied.tolist()):
-        exact = sum(int(column[position]) << (_LIMB_BITS * k) for k, column in enumerate(columns))
-        sums[group], residual = _canonical_of_integer(exact, grid)
-        if residual:
-            residuals[group] = residual
-    return sums, residuals
-
-
-def _in_units(value: float, grid: int) -> int:
-    """``value`` (a whole multiple of 2**grid) as an integer number of 2**grid."""
-    numerator, denominator = value.as_integer_ratio()
-    shift = -grid - (denominator.bit_length() - 1)
-    return numerator << shift if shift >= 0 else numerator >> -shift
-
-
-def _canonical_of_integer(exact: int, grid: int) -> tuple[float, list[float]]:
-    """``core_stats.exact_float_sum``'s form of the number exact * 2**grid: its correctly rounded value, then the
-    correctly rounded remainders until nothing remains (all normal floats: grid is at least _LOWEST_GRID)."""
-    total = math.ldexp(float(exact), grid)
-    remainder = exact - _in_units(total, grid)
-    residuals: list[float] = []
-    while remainder and len(residuals) < 64:
-        residual = math.ldexp(float(remainder), grid)
-        residuals.append(residual)
-        remainder -= _in_units(residual, grid)
-    return total, residuals
-
-
-def _canonical_sum(values: list[float]) -> tuple[float, list[float]]:
-    """``core_stats.exact_float_sum`` of a list it may extend (same values, fewer copies)."""
-    total = math.fsum(values)
-    count = len(values)
-    values.append(-total)
-    residuals: list[float] = []
-    while len(residuals) < 64:
-        residual = math.fsum(values)
-        if residual == 0.0:
-            break
-        residuals.append(residual)
-        values.append(-residual)
-    del values[count:]
-    return total, residuals
-
-
 def exact_sum(weights: np.ndarray | None, size: int) -> tuple[float, list[float]]:
     """Exact sum of the weights (``size`` when unweighted), as a correctly rounded float and residuals."""
     if weights is None:
         return float(size), []
-    sums, residuals = exact_group_sums(np.zeros(len(weights), dtype=np.intp), 1, weights)
-    return float(sums[0]), residuals.get(0, [])
+    return exact_column_sums([weights])[0]
 
 
 @dataclass(frozen=True)

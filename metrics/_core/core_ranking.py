@@ -55,15 +55,12 @@ from __future__ import annotations
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, ClassVar
-
-import numpy as np
 
 from .core_options import MetricOptions, choice, integer, option
 from .core_ranking_measures import MEASURES, RankingColumns, ranking_columns
 from .core_ranking_trec import PairedQueries, pair_queries, read_trec_qrels, read_trec_run
-from .core_stats import EXAMPLES_FIELD, RESIDUAL_SUFFIX, SIGNATURE_FIELD, StatField, StatsSchema, exact_float_sum
+from .core_stats import EXAMPLES_FIELD, RESIDUAL_SUFFIX, SIGNATURE_FIELD, StatField, StatsSchema, exact_column_sums
 
 __all__ = [
     "MEASURES", "PairedQueries", "RankingColumns", "RankingOptions", "pair_queries", "ranking_columns", "ranking_from_totals",
@@ -143,45 +140,6 @@ def _computed(runs: Any, qrels: Any, options: RankingOptions, checked: bool) -> 
                            options.metric_name, checked=checked, measures=options.measures)
 
 
-# Values summed exactly by the bincounts of ``_exact_sums``: each adds integers below 2**27 in a float64, exact
-# for up to 2**26 values.
-_EXACT_SUM_VALUES = 1 << 26
-
-
-def _exact_sums(columns: list[np.ndarray]) -> list[tuple[float, list[float]]]:
-    """``exact_float_sum`` of each column (finite float64 values, at most ``_EXACT_SUM_VALUES`` each): the correctly
-    rounded sum and the residuals, from the exact sum, which is the same whatever the order of the values."""
-    if not columns or not 0 < len(columns[0]) <= _EXACT_SUM_VALUES:
-        return [exact_float_sum(column.tolist()) for column in columns]
-    # Each value is integer * 2**(exponent - 53), the integer below 2**53 in magnitude: as high * 2**26 + low
-    # (0 <= low < 2**26), the sums of the highs and lows of each exponent are exact in float64.
-    mantissas, exponents = np.frexp(np.array(columns, dtype=np.float64))
-    integers = (mantissas * float(1 << 53)).astype(np.int64)
-    lowest = int(exponents.min())
-    span = int(exponents.max()) - lowest + 1
-    bins = (exponents - lowest + span * np.arange(len(columns))[:, None]).reshape(-1)
-    highs, lows = (np.bincount(bins, weights=part.reshape(-1), minlength=span * len(columns)).reshape(len(columns), -1)
-                   for part in (integers >> 26, integers & ((1 << 26) - 1)))
-    scale = Fraction(2) ** (lowest - 53)
-    return [_rounded_parts(scale * sum(((int(high) << 26) + int(low)) << shift
-                                       for shift, (high, low) in enumerate(zip(column_highs, column_lows))))
-            for column_highs, column_lows in zip(highs.tolist(), lows.tolist())]
-
-
-def _rounded_parts(exact: Fraction) -> tuple[float, list[float]]:
-    """``exact`` correctly rounded to a float, and the residuals that ``exact_float_sum`` gives for values of that
-    exact sum: each the remainder correctly rounded (``math.fsum`` rounds so; so do ``Fraction``'s ``float``),
-    until the remainder is 0 (a sum of floats is a multiple of the least subnormal float, so a remainder that is
-    not 0 never rounds to 0)."""
-    total = float(exact)
-    residuals: list[float] = []
-    remaining = exact - Fraction(total)
-    while remaining and len(residuals) < 64:
-        residuals.append(float(remaining))
-        remaining -= Fraction(residuals[-1])
-    return total, residuals
-
-
 def ranking_rows(runs: Sequence[Mapping[str, float]], qrels: Sequence[Mapping[str, int]],
                  options: RankingOptions, *, checked: bool = False) -> list[tuple[Any, ...]]:
     """One row per query (``runs[i]`` against ``qrels[i]``), in ``ranking_schema`` order. A query with empty
@@ -198,7 +156,7 @@ def ranking_totals(runs: Sequence[Mapping[str, float]], qrels: Sequence[Mapping[
     if not len(computed.judged):
         raise ValueError(f"{options.metric_name}: no queries to score; the score of an empty corpus is undefined")
     totals: dict[str, Any] = {}
-    for name, (total, residuals) in zip(_field_names(options), _exact_sums(computed.columns()), strict=True):
+    for name, (total, residuals) in zip(_field_names(options), exact_column_sums(computed.columns()), strict=True):
         totals[name], totals[name + RESIDUAL_SUFFIX] = total, residuals
     totals[QUERIES] = int(computed.judged.sum())
     totals[EXAMPLES_FIELD] = len(computed.judged)
