@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_bleurt import SHAPES, padded_tokens  # noqa: E402
+from learned_oracle import oracle_python  # noqa: E402
 
 from metrics._core.core_bleurt_model import BleurtConfig, BleurtRegressor  # noqa: E402
 
@@ -49,12 +50,9 @@ def test_padded_tokens_by_hand() -> None:
     assert padded_tokens(lengths, [range(4)]) == 4 * 5
 
 
-ORACLE_PYTHON = ROOT / ".venv-oracles" / "bin" / "python"
-
-
 @pytest.mark.slow  # builds a one-layer checkpoint with bleurt-pytorch and times both sides once: about 40 s
-@pytest.mark.skipif(not ORACLE_PYTHON.is_file(), reason="needs .venv-oracles (bash scripts/setup-env tests)")
 def test_d12_width_run_matches_bleurt_pytorch_and_counts_padding(tmp_path: Path) -> None:
+    oracle_python()  # skips, naming the set-up command, without the oracle environment
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_EVALUATE_CACHE": str(tmp_path / "evaluate"),
                    "HF_DATASETS_CACHE": str(tmp_path / "datasets")}
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_bleurt.py"), "--shape", "d12", "--layers",

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from learned_oracle import oracle_python
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "bench_gpu.py"
 COLUMNS = ["metric", "precision", "max abs diff (against)", "ours tokens/s", "reference tokens/s", "speedup",
@@ -65,15 +67,11 @@ def test_cpu_smoke_run_table_and_json(tmp_path):
         assert row["reference_tokens_per_s"] is None
 
 
-ORACLE_PYTHON = ROOT / ".venv-oracles" / "bin" / "python"
-
-
 @pytest.mark.slow  # builds three tiny checkpoints with unbabel-comet and runs its predict: about a minute
-@pytest.mark.skipif(not ORACLE_PYTHON.is_file(), reason="needs .venv-oracles (bash scripts/setup-env tests)")
 def test_comet_models_against_unbabel_comet_and_the_fraction_counts_encoded_tokens(tmp_path):
     out = tmp_path / "bench.json"
     done = run(tmp_path, "--device", "cpu", "--small", "--only", "comet,cometkiwi,xcomet", "--systems", "2",
-               "--cpu-items", "3", "--reference-python", str(ORACLE_PYTHON), "--json", str(out))
+               "--cpu-items", "3", "--reference-python", str(oracle_python()), "--json", str(out))
     assert done.returncode == 0, done.stderr[-4000:]
     rows = {(row["metric"], row["precision"]): row for row in json.loads(out.read_text())["rows"]}
     for metric in ("comet", "cometkiwi", "xcomet"):
