@@ -3,8 +3,10 @@
 terminal and without running the folder's code (issue 32, defect 14: transformers asked "Do you wish to run the
 custom code? [y/N]" and ran it on "y", because `trust_remote_code=False` was not passed).
 
-Each module runs in a fresh process whose standard input answers "y", so a prompt would be answered and the code
-run: the marker file the folder's code writes on import must not appear."""
+The four modules run one after another in one fresh process (one import of evaluate, not four) whose standard input
+answers "y" to every question, so a prompt would be answered and the code run: the marker file each module's own
+folder's code writes on import must not appear. The folders have distinct names, so transformers' cache of remote
+code could not hand one module the code another one imported."""
 
 from __future__ import annotations
 
@@ -29,24 +31,24 @@ LOADERS = [
 RUN = textwrap.dedent("""
     import json, sys
     import evaluate
-    name, option, folder, inputs = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
-    module = evaluate.load(sys.argv[5])
-    try:
-        module.compute(**inputs, **{option: folder})
-    except (ValueError, TypeError) as error:
-        print(json.dumps({"error": type(error).__name__, "message": str(error)}))
-    else:
-        print(json.dumps({"error": None}))
+    for name, option, folder, inputs, module_dir in json.loads(sys.argv[1]):
+        module = evaluate.load(module_dir)
+        try:
+            module.compute(**inputs, **{option: folder})
+        except (ValueError, TypeError) as error:
+            print(json.dumps({"name": name, "error": type(error).__name__, "message": str(error)}), flush=True)
+        else:
+            print(json.dumps({"name": name, "error": None}), flush=True)
 """)
 
 
-def hostile_folder(root: Path) -> Path:
-    """A model folder in transformers' layout whose classes are its own code, which writes a marker when run."""
-    folder = root / "custom-code-model"
+def hostile_folder(root: Path, name: str) -> Path:
+    """A model folder in transformers' layout whose classes are its own code, which writes the marker
+    ``root/code-ran-<name>`` when run."""
+    folder = root / f"custom-code-model-{name}"
     folder.mkdir()
-    marker = root / "code-ran"
-    classes = {name: f"evil.{name}" for name in ("AutoConfig", "AutoModel", "AutoModelForCausalLM",
-                                                 "AutoTokenizer")}
+    marker = root / f"code-ran-{name}"
+    classes = {auto: f"evil.{auto}" for auto in ("AutoConfig", "AutoModel", "AutoModelForCausalLM", "AutoTokenizer")}
     (folder / "config.json").write_text(json.dumps({"model_type": "evil-model", "auto_map": classes,
                                                     "architectures": ["EvilModel"]}), encoding="utf-8")
     (folder / "tokenizer_config.json").write_text(json.dumps({"auto_map": {"AutoTokenizer": ["evil.AutoTokenizer",
@@ -56,21 +58,29 @@ def hostile_folder(root: Path) -> Path:
     return folder
 
 
-@pytest.mark.parametrize(("name", "option", "inputs"), LOADERS, ids=[loader[0] for loader in LOADERS])
-def test_a_folder_with_its_own_code_is_refused_without_running_it(name: str, option: str, inputs: dict,
-                                                                   tmp_path: Path) -> None:
-    folder = hostile_folder(tmp_path)
+@pytest.fixture(scope="module")
+def refusals(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict], str]:
+    """(the folder holding the hostile folders and markers, each module's outcome by name, the process's output)."""
+    root = tmp_path_factory.mktemp("untrusted")
+    cases = [(name, option, str(hostile_folder(root, name)), inputs, str(METRICS_DIR / name))
+             for name, option, inputs in LOADERS]
     environment = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1",
-                   "HF_DATASETS_OFFLINE": "1", "HF_EVALUATE_CACHE": str(tmp_path / "evaluate"),
-                   "HF_MODULES_CACHE": str(tmp_path / "modules"), "PATH": "/usr/bin:/bin",
-                   "HOME": str(tmp_path)}
-    completed = subprocess.run(
-        [sys.executable, "-c", RUN, name, option, str(folder), json.dumps(inputs), str(METRICS_DIR / name)],
-        input="y\ny\ny\n", capture_output=True, text=True, timeout=300, cwd=ROOT, env=environment)
+                   "HF_DATASETS_OFFLINE": "1", "HF_EVALUATE_CACHE": str(root / "evaluate"),
+                   "HF_MODULES_CACHE": str(root / "modules"), "PATH": "/usr/bin:/bin", "HOME": str(root)}
+    completed = subprocess.run([sys.executable, "-c", RUN, json.dumps(cases)], input="y\n" * 50,
+                               capture_output=True, text=True, timeout=600, cwd=ROOT, env=environment)
     assert completed.returncode == 0, completed.stderr[-3000:]
-    result = json.loads(completed.stdout.strip().splitlines()[-1])
-    assert not (tmp_path / "code-ran").exists(), f"{name} ran the model folder's code"
-    assert "Do you wish to run the custom code" not in completed.stdout + completed.stderr
+    outcomes = [json.loads(line) for line in completed.stdout.splitlines() if line.startswith('{"name": ')]
+    return root, {outcome["name"]: outcome for outcome in outcomes}, completed.stdout + completed.stderr
+
+
+@pytest.mark.parametrize("name", [loader[0] for loader in LOADERS])
+def test_a_folder_with_its_own_code_is_refused_without_running_it(name: str, refusals: tuple[Path, dict[str, dict], str]
+                                                                   ) -> None:
+    root, outcomes, output = refusals
+    result = outcomes[name]
+    assert not (root / f"code-ran-{name}").exists(), f"{name} ran the model folder's code"
+    assert "Do you wish to run the custom code" not in output
     assert result["error"] == "ValueError", result
     assert result["message"].startswith(f"{name}: "), result["message"]
     assert "custom code" in result["message"] or "trust_remote_code" in result["message"], result["message"]
