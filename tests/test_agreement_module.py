@@ -8,8 +8,6 @@ import doctest
 import json
 import random
 import re
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from conftest import METRICS_DIR, ROOT, load_metric
+from score_cli import score_in_this_process
 
 Ratings = dict[str, list[Any]]
 
@@ -151,9 +150,8 @@ def test_jsonl_on_the_command_line(agreement, tmp_path: Path) -> None:
     path = tmp_path / "ratings.jsonl"
     path.write_text("".join(json.dumps({"item": item, "annotator": annotator, "label": label}) + "\n"
                             for item, annotator, label in zip(*ratings.values(), strict=True)), encoding="utf-8")
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "score.py"), "--jsonl", str(path), "-m",
-                             "agreement", "-o", "agreement.level_of_measurement=interval", "--format", "json"],
-                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    result = score_in_this_process(["--jsonl", str(path), "-m", "agreement", "-o",
+                                    "agreement.level_of_measurement=interval", "--format", "json"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     expected = agreement.compute(**ratings, level_of_measurement="interval")
     assert json.loads(result.stdout)["agreement"] == json.loads(json.dumps(expected))

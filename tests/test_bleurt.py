@@ -338,18 +338,18 @@ def test_bad_inputs_are_rejected(bleurt, checkpoint) -> None:
 def test_command_line_scorer_and_comparison_report_with_a_checkpoint(bleurt, checkpoint, corpus, tmp_path) -> None:
     """The scorer leaves bleurt out (or stops, when it is named) until a checkpoint is given, then scores as
     `compute`; the comparison report's BLEURT column equals `compute`'s mean."""
-    import subprocess
+    from score_cli import score_in_this_process
 
     root = Path(__file__).resolve().parent.parent
     examples = corpus[:12]
     predictions, references = tmp_path / "predictions.txt", tmp_path / "references.txt"
     predictions.write_text("\n".join(p for p, _ in examples) + "\n", encoding="utf-8")
     references.write_text("\n".join(g[0] for _, g in examples) + "\n", encoding="utf-8")
-    base = [sys.executable, str(root / "scripts" / "score.py"), "-p", str(predictions), "-r", str(references)]
-    refused = subprocess.run([*base, "-m", "bleurt"], capture_output=True, text=True, timeout=600)
+    base = ["-p", str(predictions), "-r", str(references)]
+    refused = score_in_this_process([*base, "-m", "bleurt"])
     assert refused.returncode != 0 and "needs `-o bleurt.checkpoint=...`" in refused.stderr
-    scored = subprocess.run([*base, "-m", "bleurt", "-o", f"bleurt.checkpoint={checkpoint}", "--format", "json"],
-                            capture_output=True, text=True, timeout=600)
+    scored = score_in_this_process([*base, "-m", "bleurt", "-o", f"bleurt.checkpoint={checkpoint}", "--format",
+                                    "json"])
     assert scored.returncode == 0, scored.stderr
     expected = bleurt.compute(predictions=[p for p, _ in examples], references=[g[0] for _, g in examples],
                               checkpoint=str(checkpoint))

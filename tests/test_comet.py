@@ -423,8 +423,8 @@ def test_bad_inputs(comet, checkpoints) -> None:
 
 def test_command_line_scorer_needs_a_checkpoint_and_then_scores(comet, checkpoints, tmp_path) -> None:
     import json
-    import subprocess
-    import sys
+
+    from score_cli import score_in_this_process
 
     corpus = wmt_corpus(12)
     files = {}
@@ -433,15 +433,13 @@ def test_command_line_scorer_needs_a_checkpoint_and_then_scores(comet, checkpoin
         files[column].write_text("\n".join(corpus[column]) + "\n", encoding="utf-8")
     files["references"] = tmp_path / "references.txt"
     files["references"].write_text("\n".join(group[0] for group in corpus["references"]) + "\n", encoding="utf-8")
-    base = [sys.executable, str(ROOT / "scripts" / "score.py"), "-p", str(files["predictions"]),
-            "-r", str(files["references"]), "-s", str(files["sources"])]
-    refused = subprocess.run([*base, "-m", "comet"], capture_output=True, text=True, timeout=600)
+    base = ["-p", str(files["predictions"]), "-r", str(files["references"]), "-s", str(files["sources"])]
+    refused = score_in_this_process([*base, "-m", "comet"])
     assert refused.returncode != 0 and "comet cannot score this data: needs `-o comet.checkpoint=...`" in refused.stderr
-    left_out = subprocess.run([*base, "-m", "sacrebleu", "--format", "json"], capture_output=True, text=True,
-                              timeout=600)
+    left_out = score_in_this_process([*base, "-m", "sacrebleu", "--format", "json"])
     assert left_out.returncode == 0 and "comet" not in json.loads(left_out.stdout)
-    scored = subprocess.run([*base, "-m", "comet", "-o", f"comet.checkpoint={checkpoints['da_xlmr']}",
-                             "--format", "json"], capture_output=True, text=True, timeout=600)
+    scored = score_in_this_process([*base, "-m", "comet", "-o", f"comet.checkpoint={checkpoints['da_xlmr']}",
+                                    "--format", "json"])
     assert scored.returncode == 0, scored.stderr
     expected = comet.compute(sources=corpus["sources"], predictions=corpus["predictions"],
                                             references=[group[0] for group in corpus["references"]],

@@ -249,8 +249,8 @@ def test_xcomet_score_combination_by_hand() -> None:
 
 def test_command_line_scorer_gives_xcomet_spans(comet, built, tmp_path) -> None:
     import json
-    import subprocess
-    import sys
+
+    from score_cli import score_in_this_process
 
     checkpoints, _ = built
     corpus = single_reference_corpus(12)
@@ -260,22 +260,21 @@ def test_command_line_scorer_gives_xcomet_spans(comet, built, tmp_path) -> None:
         files[column].write_text("\n".join(corpus[column]) + "\n", encoding="utf-8")
     files["references"] = tmp_path / "references.txt"
     files["references"].write_text("\n".join(group[0] for group in corpus["references"]) + "\n", encoding="utf-8")
-    command = [sys.executable, str(ROOT / "scripts" / "score.py"), "-p", str(files["predictions"]),
-               "-r", str(files["references"]), "-s", str(files["sources"]), "-m", "comet",
-               "-o", f"comet.checkpoint={checkpoints['xcomet']}"]
-    scored = subprocess.run([*command, "--format", "json"], capture_output=True, text=True, timeout=600)
+    command = ["-p", str(files["predictions"]), "-r", str(files["references"]), "-s", str(files["sources"]),
+               "-m", "comet", "-o", f"comet.checkpoint={checkpoints['xcomet']}"]
+    scored = score_in_this_process([*command, "--format", "json"])
     assert scored.returncode == 0, scored.stderr
     expected = comet.compute(**corpus, checkpoint=str(checkpoints["xcomet"]))
     output = json.loads(scored.stdout)["comet"]
     assert output["scores"] == pytest.approx(expected["scores"], abs=1e-6)
     for ours, theirs in zip(output["error_spans"], expected["error_spans"], strict=True):
         assert_same_spans(ours, theirs)
-    table = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    table = score_in_this_process(command)
     count = sum(map(len, expected["error_spans"]))
     assert table.returncode == 0 and f"{count} in 12 examples" in table.stdout
     # without -r the scorer runs the model reference-free (QE), as compute does without references
     without_references = [part for part in command if part not in ("-r", str(files["references"]))]
-    scored = subprocess.run([*without_references, "--format", "json"], capture_output=True, text=True, timeout=600)
+    scored = score_in_this_process([*without_references, "--format", "json"])
     assert scored.returncode == 0, scored.stderr
     expected = comet.compute(sources=corpus["sources"], predictions=corpus["predictions"],
                              checkpoint=str(checkpoints["xcomet"]))

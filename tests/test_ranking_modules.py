@@ -7,13 +7,12 @@ command-line scorer."""
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 from collections import OrderedDict
 
 import pytest
 
-from conftest import ROOT, load_metric
+from conftest import load_metric
+from score_cli import score_in_this_process
 from test_ranking_core import generated_case, oracle, pytrec_per_query
 
 MODULES = {"mrr": ("recip_rank", False), "map": ("map", False), "precision_at_k": ("P", True),
@@ -151,9 +150,8 @@ def test_trec_files_through_the_command_line_scorer(tmp_path) -> None:
     run.write_text("q1 Q0 d1 1 0.9 sys\nq1 Q0 d2 2 0.8 sys\nq2 Q0 d5 1 0.7 sys\nq3 Q0 d1 1 0.5 sys\n",
                    encoding="utf-8")
     qrels.write_text("q1 0 d2 1\nq2 0 d5 2\nq2 0 d6 1\nq4 0 d1 1\n", encoding="utf-8")
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "score.py"), "--run", str(run), "--qrels",
-                             str(qrels), "-m", "mrr", "recall_at_k", "-o", "recall_at_k.k=[1]", "--format", "json"],
-                            capture_output=True, text=True)
+    result = score_in_this_process(["--run", str(run), "--qrels", str(qrels), "-m", "mrr", "recall_at_k", "-o",
+                                    "recall_at_k.k=[1]", "--format", "json"])
     assert result.returncode == 0, result.stderr
     import json
 
@@ -162,6 +160,5 @@ def test_trec_files_through_the_command_line_scorer(tmp_path) -> None:
     assert scores["mrr"] == {"mrr": 0.75, "num_queries": 2}
     assert scores["recall_at_k"] == {"recall@1": (0 + 1 / 2) / 2, "num_queries": 2}
     qrels.write_text("q1 0 d2\n", encoding="utf-8")
-    broken = subprocess.run([sys.executable, str(ROOT / "scripts" / "score.py"), "--run", str(run), "--qrels",
-                             str(qrels), "-m", "mrr"], capture_output=True, text=True)
+    broken = score_in_this_process(["--run", str(run), "--qrels", str(qrels), "-m", "mrr"])
     assert broken.returncode != 0 and f"{qrels}:1" in broken.stderr

@@ -1,24 +1,25 @@
 """The command-line scorer (scripts/score.py): text files and JSONL, metrics chosen by the data they fit,
-per-metric options, clear errors before any scoring. Results equal the modules' own `compute`."""
+per-metric options, clear errors before any scoring. Results equal the modules' own `compute`. The first test and
+the bad command lines run the script as its own process, as a user does; the others call its ``main`` in this
+process (tests/score_cli.py)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, load_metric
+from conftest import load_metric
+from score_cli import score_in_a_process, score_in_this_process
 
 PREDICTIONS = ["the cat sat on the mat", "a storm cut the power"]
 REFERENCES = [["the cat sat on a mat", "a cat was on the mat"], ["a storm knocked out power", "the power went"]]
 
 
 def run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "score.py"), *arguments], cwd=cwd,
-                          capture_output=True, text=True, timeout=600)
+    return score_in_this_process(arguments, cwd=cwd)
 
 
 @pytest.fixture
@@ -34,9 +35,9 @@ def files(tmp_path: Path) -> dict[str, Path]:
 
 
 def test_text_files_with_two_references_and_an_option(files: dict[str, Path], tmp_path: Path) -> None:
-    result = run("-p", str(files["hyp"]), "-r", str(files["ref1"]), str(files["ref2"]), "-m", "sacrebleu", "rouge",
-                 "-o", "sacrebleu.tokenize=intl", "-o", 'rouge.rouge_types=["rouge1"]', "--format", "json",
-                 cwd=tmp_path)
+    result = score_in_a_process(["-p", str(files["hyp"]), "-r", str(files["ref1"]), str(files["ref2"]), "-m",
+                                 "sacrebleu", "rouge", "-o", "sacrebleu.tokenize=intl", "-o",
+                                 'rouge.rouge_types=["rouge1"]', "--format", "json"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     output = json.loads(result.stdout)
     assert output["sacrebleu"] == load_metric("sacrebleu").compute(predictions=PREDICTIONS, references=REFERENCES,
@@ -63,7 +64,7 @@ def test_jsonl_gives_the_same_result(files: dict[str, Path], tmp_path: Path) -> 
     ],
 )
 def test_bad_command_lines_stop_before_scoring(files: dict[str, Path], tmp_path: Path, arguments, message) -> None:
-    result = run("--jsonl", str(files["jsonl"]), *arguments, cwd=tmp_path)
+    result = score_in_a_process(["--jsonl", str(files["jsonl"]), *arguments], cwd=tmp_path)
     assert result.returncode != 0 and message in result.stderr, result.stderr
 
 

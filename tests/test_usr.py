@@ -15,17 +15,16 @@ import csv
 import functools
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from conftest import METRICS_DIR, ROOT, SHARED_DATA, load_metric
+from conftest import METRICS_DIR, SHARED_DATA, load_metric
 from learned_oracle import run_usr_oracle
 from metrics._core import core_usr, core_usr_models
+from score_cli import score_in_this_process
 from usr_checkpoint import tiny_usr_models, write_usr_models
 
 ORACLE = Path(__file__).with_name("usr_oracle_run.py")
@@ -373,18 +372,16 @@ def test_command_line_scorer_needs_the_models_and_then_scores(usr, tmp_path) -> 
     examples = EDGE_CASES[:4]
     data.write_text("".join(json.dumps({"context": c, "fact": f, "prediction": r}) + "\n" for c, f, r in examples),
                     encoding="utf-8")
-    command = [sys.executable, str(ROOT / "scripts" / "score.py"), "--jsonl", str(data), "-m", "usr"]
-    refused = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
+    command = ["--jsonl", str(data), "-m", "usr"]
+    refused = score_in_this_process(command)
     assert refused.returncode != 0 and "-o usr.models=..." in refused.stderr
     folder = Path(tiny_usr_models())
-    scored = subprocess.run(command + ["-o", f"usr.models={folder}", "--format", "json"], capture_output=True,
-                            text=True, cwd=ROOT, check=False)
+    scored = score_in_this_process(command + ["-o", f"usr.models={folder}", "--format", "json"])
     assert scored.returncode == 0, scored.stderr
     result = json.loads(scored.stdout)["usr"]
     assert result["usr"] == pytest.approx(usr.compute(**columns(examples))["usr"], abs=1e-9)
     each = [f"usr.{option}={folder / sub}" for option, sub in
             (("mlm_model", "roberta_ft"), ("dr_context_model", "ctx"), ("dr_fact_model", "uk"))]
-    by_folder = subprocess.run(command + [part for pair in each for part in ("-o", pair)] + ["--format", "json"],
-                               capture_output=True, text=True, cwd=ROOT, check=False)
+    by_folder = score_in_this_process(command + [part for pair in each for part in ("-o", pair)] + ["--format", "json"])
     assert by_folder.returncode == 0, by_folder.stderr
     assert json.loads(by_folder.stdout)["usr"]["usr"] == pytest.approx(result["usr"], abs=1e-12)
