@@ -395,6 +395,22 @@ def test_bit_parallel_rouge_l_marks_what_the_table_marks(monkeypatch: pytest.Mon
     assert rouge155_rows(predictions, references, options) == tables
 
 
+@pytest.mark.parametrize("rouge_type", ["rougeL", "rougeW"])
+def test_walks_back_pair_by_pair_and_stack_wide_mark_the_same(rouge_type: str, monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """Stacks of a few pairs are walked back pair by pair in Python, larger ones stack-wide in numpy: forcing
+    either walk for every stack changes no row (ROUGE-L's and ROUGE-W's tables; long pairs kept in the tables)."""
+    from metrics._core import core_rouge155_lcs
+
+    predictions, references = random_summaries(13, 600, 90)
+    options = rouge155_options(rouge_types=[rouge_type], use_stemmer=False, scoring_formula="B")
+    monkeypatch.setattr(core_rouge155_lcs, "BIT_PARALLEL_CELLS", 1 << 30)
+    monkeypatch.setattr(core_rouge155_lcs, "_WALK_EACH_PAIR_UP_TO", 0)
+    stack_wide = rouge155_rows(predictions, references, options)
+    monkeypatch.setattr(core_rouge155_lcs, "_WALK_EACH_PAIR_UP_TO", 1 << 30)
+    assert rouge155_rows(predictions, references, options) == stack_wide
+
+
 def test_sparse_skip_bigram_counts_equal_dense(monkeypatch: pytest.MonkeyPatch) -> None:
     from metrics._core import core_rouge155_counts
 
