@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import sys
 import tempfile
@@ -25,9 +26,14 @@ if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
 # pytest-xdist's workers (named by PYTEST_XDIST_WORKER) each get their own metrics cache (evaluate's arrow files)
 # and share the modules cache (evaluate copies a module under a file lock): the controller imports from it the
 # warning classes of vendored modules that the workers' warnings name.
-if "METRICS_TESTS_HF_CACHE" not in os.environ:
+# The folder is removed at the end of the run by the process that made it (pytest_unconfigure).
+_MADE_CACHE = "METRICS_TESTS_HF_CACHE" not in os.environ
+if _MADE_CACHE:
     os.environ["METRICS_TESTS_HF_CACHE"] = tempfile.mkdtemp(prefix="metrics-tests-hf-")
 _CACHE = Path(os.environ["METRICS_TESTS_HF_CACHE"])
+# GGUF models converted once (core_lm_gguf) are kept in the run's folder, shared by the workers and the processes
+# the tests start: nothing is written to the user's cache.
+os.environ["EVALUATE_TEXT_METRICS_CACHE"] = str(_CACHE / "converted")
 os.environ["HF_MODULES_CACHE"] = str(_CACHE / "modules")
 os.environ["HF_METRICS_CACHE"] = str(_CACHE / "metrics" / os.environ.get("PYTEST_XDIST_WORKER", "main"))
 if "PYTEST_XDIST_WORKER" not in os.environ and os.environ["HF_MODULES_CACHE"] not in sys.path:
@@ -275,6 +281,13 @@ SCHEDULED_BY_TEST = ("tests/test_properties.py",)
 def _test_file(nodeid: str) -> str:
     """The file part of a test id ("tests/test_x.py::test_y[z]" -> "tests/test_x.py")."""
     return nodeid.split("::", 1)[0]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The run's cache folder (evaluate's modules and arrow files, converted GGUF models) is removed by the process
+    that made it, once every worker is done."""
+    if _MADE_CACHE:
+        shutil.rmtree(_CACHE, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

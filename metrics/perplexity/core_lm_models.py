@@ -9,7 +9,9 @@ dequantized to float32); a ``.gguf`` file; a local folder; or a Hugging Face
 model name already in the local cache. Nothing is downloaded: a name that
 cannot be resolved offline is an error saying so. A model object and its
 tokenizer can be given instead; such a model is used where it is and in the
-dtype it has (never moved or cast). Loaded models stay in memory for the life
+dtype it has (never moved or cast). A GGUF model, once dequantized, is kept on
+disk as a plain float32 folder that later processes load in a second
+(``core_lm_gguf``). Loaded models stay in memory for the life
 of the process, so repeated calls do not reload them; the cache lives in
 ``core_process``'s process-wide registry, shared by every vendored copy of this
 module (two metric folders loading one model hold it once).
@@ -28,13 +30,14 @@ import importlib.metadata
 import importlib.util
 import threading
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from .core_devices import select_device, select_dtype
+from .core_lm_gguf import converted_folder, is_complete, keep_converted
 from .core_models import offline_model_folder
 from .core_onednn import use_onednn_linears
 from .core_process import process_state
@@ -333,6 +336,15 @@ def check_lm_config(metric: str, source: LmSource) -> str:
 
 
 def _load(metric: str, source: LmSource, device: torch.device, dtype: torch.dtype, onednn: bool) -> LoadedLm:
+    gguf_path = None if source.gguf_file is None or source.path is None else source.path / source.gguf_file
+    kept = None
+    if gguf_path is not None:
+        try:
+            kept = converted_folder(gguf_path)
+        except OSError:  # an unreadable file: the load below says so
+            kept = None
+        if is_complete(kept):  # converted by an earlier process: a plain transformers folder
+            source, gguf_path = replace(source, path=kept, gguf_file=None), None
     if source.gguf_file is not None and importlib.util.find_spec("gguf") is None:
         raise ValueError(f"{metric}: reading the GGUF model {source.name!r} needs the package 'gguf' "
                          f"(`pip install gguf==0.19.0`)")
@@ -351,6 +363,8 @@ def _load(metric: str, source: LmSource, device: torch.device, dtype: torch.dtyp
         except Exception as error:  # noqa: BLE001 - reported with the model's name
             raise ValueError(f"{metric}: could not load the model {source.name!r} from {source.path}: "
                              f"{error}") from error
+    if gguf_path is not None and kept is not None:
+        keep_converted(metric, model, tokenizer, kept, gguf_path)
     model.eval()
     model.to(device=device, dtype=dtype)
     if onednn:
