@@ -20,11 +20,12 @@ Both use --threads CPU threads. Runs are alternated; medians of --repeats runs a
 jobs, `--threads 1` gives stable timings: with 2 threads each side's OpenMP threads wait on the other jobs'.
 
 Then, per side: tokens per second (the real tokens of every pair, padding excluded), the tokens its forward passes
-read (bleurt-pytorch: every pair, padded to its batch's longest; ours: each distinct pair once, in length-sorted
-batches, padded likewise) and the fraction of the machine's matrix-multiply rate on the model's own GEMM shapes
-(``gemm_rate``, measured in the same run) that those forward passes reach; and the bound this puts on the ratio:
-ours cannot run its padded tokens faster than the GEMM rate, so the ratio is at most bleurt-pytorch's padded tokens
-/ ours, divided by bleurt-pytorch's fraction of the rate. A BLEURT-20-sized model scores tens to hundreds of tokens
+read (bleurt-pytorch: every pair, padded to its batch's longest; ours: each distinct pair once, its linear layers
+on the real tokens only, its attention in length-sorted batches padded to their longest) and the fraction of the
+machine's matrix-multiply rate on the model's own GEMM shapes (``gemm_rate``, measured in the same run) that those
+forward passes reach; and the bound this puts on the ratio: ours cannot run the tokens it reads faster than the
+GEMM rate, so the ratio is at most bleurt-pytorch's padded tokens / ours, divided by bleurt-pytorch's fraction of
+the rate. A BLEURT-20-sized model scores tens to hundreds of tokens
 per second on a 2-core CPU: run a subset (e.g. --systems 4 --segments 25) and extrapolate.
 
     python scripts/bench_bleurt.py [--systems 3] [--segments 1000] [--batch-size 16] [--threads 2] [--repeats 3]
@@ -67,8 +68,9 @@ def padded_tokens(lengths: Sequence[int], batches: Sequence[Sequence[int]]) -> i
 def forward_tokens(folder: Path, pairs: tuple[list[str], list[str]], batch_size: int) -> dict[str, int]:
     """Token counts of scoring ``pairs`` (references, candidates) with ``folder``'s tokenizer: "real" (every pair,
     no padding), "bleurt-pytorch" (every pair, in order, padded per batch), "distinct" (the distinct pairs of each of
-    our chunks, no padding) and "ours" (those in our length-sorted batches, padded)."""
-    from metrics._core.core_bleurt import DEFAULT_CHUNK_SIZE, resolve_checkpoint
+    our chunks, no padding: what our linear layers read) and "ours attention" (those in our length-sorted batches,
+    padded: what our attention reads)."""
+    from metrics._core.core_bleurt import DEFAULT_CHUNK_SIZE, MAX_PADDING, resolve_checkpoint
     from metrics._core.core_bleurt_tokenize import load_texts_tokenizer, pair_ids, tokenize_texts
     from metrics._core.core_embed import length_batches
 
@@ -85,8 +87,9 @@ def forward_tokens(folder: Path, pairs: tuple[list[str], list[str]], batch_size:
     for start in range(0, len(every), DEFAULT_CHUNK_SIZE):
         chunk = [length[pair] for pair in dict.fromkeys(every[start:start + DEFAULT_CHUNK_SIZE])]
         distinct += sum(chunk)
-        ours += padded_tokens(chunk, length_batches(chunk, batch_size))
-    return {"real": sum(lengths), "bleurt-pytorch": theirs, "distinct": distinct, "ours": ours}
+        ours += padded_tokens(chunk, length_batches(chunk, batch_size, max_padding=MAX_PADDING))
+    return {"real": sum(lengths), "bleurt-pytorch": theirs, "distinct": distinct, "ours": distinct,
+            "ours attention": ours}
 
 
 def utilisation(folder: Path, pairs: tuple[list[str], list[str]], batch_size: int, seconds: dict[str, float]) -> None:
@@ -112,8 +115,10 @@ def utilisation(folder: Path, pairs: tuple[list[str], list[str]], batch_size: in
           f"load average {os.getloadavg()[0]:.2f}")
     for name, value in seconds.items():
         read, scored = tokens[name], tokens["distinct" if name == "ours" else "real"]
+        padding = (f"none in its linear layers, {1 - scored / tokens['ours attention']:.1%} in its attention; "
+                   "repeated pairs once") if name == "ours" else f"{1 - scored / read:.1%} padding"
         print(f"  {name}: {tokens['real'] / value:,.1f} tokens/s of the pairs; its forward passes read {read} tokens "
-              f"({1 - scored / read:.1%} padding{'; repeated pairs once' if name == 'ours' else ''})")
+              f"({padding})")
         print("    " + utilisation_line(name + " (tokens read)", read / value, flops, rate))
     theirs_fraction = tokens["bleurt-pytorch"] / seconds["bleurt-pytorch"] * flops / 1e9 / rate.gflops
     print(f"bound: ratio <= (bleurt-pytorch's tokens read / ours) / bleurt-pytorch's fraction = "

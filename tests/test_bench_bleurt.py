@@ -68,5 +68,5 @@ def test_d12_width_run_matches_bleurt_pytorch_and_counts_padding(tmp_path: Path)
     theirs = int(re.search(r"bleurt-pytorch: .* read (\d+) tokens", out).group(1))
     ours = int(re.search(r"ours: .* read (\d+) tokens", out).group(1))
     real = int(re.search(r"(\d+) tokens in 20 pairs", out).group(1))
-    assert real < theirs and ours < theirs  # length-sorted batches pad less than bleurt-pytorch's, in order
+    assert real < theirs and ours <= real  # bleurt-pytorch pads its batches; our linear layers read no padding
     assert re.search(r"bound: ratio <= .* = \d+\.\d+x", out)

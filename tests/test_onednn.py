@@ -96,6 +96,38 @@ def test_bert_family_blocks_run_fused(family: str) -> None:
     assert torch.allclose(actual, expected, rtol=1e-5, atol=1e-5)
 
 
+def test_bleurt_blocks_run_fused_on_the_real_tokens_only() -> None:
+    """BLEURT's blocks (named as BERT's) run fused alike, and its linear layers read the real tokens of a padded
+    batch only: each pair scores in a batch what it scores alone, and what the unfused model gives."""
+    import copy
+
+    from metrics._core.core_bleurt_model import BleurtConfig, BleurtRegressor
+    from metrics._core.core_onednn import OneDnnDenseGelu, OneDnnDenseResidualNorm
+
+    torch.manual_seed(0)
+    config = BleurtConfig.from_dict({"vocab_size": 100, "hidden_size": 64, "num_hidden_layers": 2,
+                                     "num_attention_heads": 4, "intermediate_size": 128, "embedding_size": 32})
+    unfused = BleurtRegressor(config).eval()
+    fused = copy.deepcopy(unfused)
+    use_onednn_linears(fused, torch.device("cpu"), torch.float32)
+    kinds = [type(module) for module in fused.modules()]
+    assert kinds.count(OneDnnDenseGelu) == 2 and kinds.count(OneDnnDenseResidualNorm) == 4
+    lengths = [17, 10, 4]
+    ids = torch.randint(5, 100, (3, 17)) * (torch.arange(17) < torch.tensor(lengths)[:, None])
+    mask = (ids > 0).long()
+    types = (torch.arange(17) >= 3).long() * mask
+    rows_read: list[int] = []
+    fused.layers[0].qkv.register_forward_hook(lambda module, inputs, output: rows_read.append(len(inputs[0])))
+    with torch.inference_mode():
+        batched = fused(ids, types, mask)
+        alone = torch.cat([fused(ids[i:i + 1, :n], types[i:i + 1, :n], mask[i:i + 1, :n])
+                           for i, n in enumerate(lengths)])
+        expected = unfused(ids, types, mask)
+    assert rows_read[0] == sum(lengths)  # 31 token rows, not 3 x 17
+    assert torch.allclose(batched, alone, rtol=1e-5, atol=1e-6)
+    assert torch.allclose(batched, expected, rtol=1e-5, atol=1e-6)
+
+
 def tiny_llama(activation: str = "silu") -> torch.nn.Module:
     from transformers import LlamaConfig, LlamaForCausalLM
 

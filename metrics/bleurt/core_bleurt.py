@@ -10,9 +10,10 @@ wordpiece checkpoints). Nothing is downloaded. Loaded checkpoints stay in memory
 shared by every vendored copy of this module (``core_process``).
 
 Scoring: every distinct (reference, candidate) pair is scored once; each distinct text is tokenized once; pairs
-are sorted by length and cut into batches that pad to nearly their own length (``core_embed.length_batches``);
-a batch that runs the accelerator out of memory is split in halves (``core_devices.run_halving``). A prediction
-with several references gets the maximum of its pairs' scores.
+are sorted by length and cut into batches (``core_embed.length_batches``) whose linear layers run on the real tokens
+only (padding costs only the attention, ``core_bleurt_model.TokenRows``); a batch that runs the accelerator out of
+memory is split in halves (``core_devices.run_halving``). A prediction with several references gets the maximum of
+its pairs' scores.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ from .core_process import process_state
 from .core_resources import ModelTextBounds
 
 DEFAULT_CHUNK_SIZE = 8192
+# A length-sorted batch is closed before it is full only where its attention would pad more than this fraction: its
+# linear layers never read padding, so fuller batches (larger matrix multiplies) pay.
+MAX_PADDING = 0.3
 LAYOUT = (
     "a bleurt-pytorch checkpoint folder holds config.json with \"model_type\": \"bleurt\", the weights of "
     "BleurtForSequenceClassification (model.safetensors or pytorch_model.bin) and the tokenizer files "
@@ -174,7 +178,7 @@ def _score_pairs(loaded: LoadedBleurt, pairs: Sequence[tuple[list[int], int]], b
             values = loaded.model(ids.to(device), types.long().to(device), mask.to(device))
         return values.float().cpu().tolist()
 
-    for batch in length_batches([len(ids) for ids, _ in pairs], batch_size):
+    for batch in length_batches([len(ids) for ids, _ in pairs], batch_size, max_padding=MAX_PADDING):
         for index, value in zip(batch, run_halving(run, batch, device), strict=True):
             scores[index] = value
     return scores

@@ -85,6 +85,61 @@ def _activation(name: str) -> Any:
     return ACT2FN[name]
 
 
+class TokenRows:
+    """Where the real tokens of a right-padded [batch, length] batch are: the linear layers, norms and activations
+    run on those rows only ([tokens, width], padding never multiplied), attention on the padded layout."""
+
+    def __init__(self, mask: torch.Tensor) -> None:
+        self.batch, self.length = mask.shape
+        flat = mask.reshape(-1).bool()
+        self.count = int(flat.sum())
+        self.index = flat.nonzero().squeeze(1)
+        self.padding = (~flat).nonzero().squeeze(1)
+        counts = mask.sum(1)
+        self.firsts = torch.cumsum(counts, 0) - counts  # each sequence's first token ([CLS]) among the rows
+
+    def packed(self, padded: torch.Tensor) -> torch.Tensor:
+        """[tokens, ...] rows of a [batch, length, ...] tensor."""
+        flat = padded.reshape(self.batch * self.length, *padded.shape[2:])
+        return flat if self.count == len(flat) else flat.index_select(0, self.index)
+
+    def padded(self, rows: torch.Tensor) -> torch.Tensor:
+        """[batch, length, width] of [tokens, width] rows, zeros at the padding."""
+        if self.count == self.batch * self.length:
+            return rows.view(self.batch, self.length, -1)
+        padded = rows.new_empty(self.batch * self.length, rows.shape[-1])
+        padded.index_fill_(0, self.padding, 0.0).index_copy_(0, self.index, rows)
+        return padded.view(self.batch, self.length, -1)
+
+
+class BleurtIntermediate(nn.Module):
+    """``activation(dense(x))``, named as BERT's block (``core_onednn`` runs a GELU inside the matrix multiply)."""
+
+    def __init__(self, config: BleurtConfig) -> None:
+        super().__init__()
+        self.dense = nn.Linear(config.hidden_size, config.intermediate_size)
+        self.intermediate_act_fn = _activation(config.hidden_act)
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.intermediate_act_fn(self.dense(hidden))
+
+
+class BleurtOutput(nn.Module):
+    """``LayerNorm(dense(x) + residual)``, named as BERT's block (``core_onednn`` sums inside the matrix multiply)."""
+
+    def __init__(self, inputs: int, config: BleurtConfig) -> None:
+        super().__init__()
+        self.dense = nn.Linear(inputs, config.hidden_size)
+        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
+
+    def forward(self, hidden: torch.Tensor, input_tensor: torch.Tensor) -> torch.Tensor:
+        return self.LayerNorm(self.dense(hidden) + input_tensor)
+
+
+class BleurtSelfOutput(BleurtOutput):
+    """The attention's output block: ``LayerNorm(dense(context) + residual)``."""
+
+
 class BleurtLayer(nn.Module):
     """One post-LayerNorm BERT layer; query, key and value in one linear layer."""
 
@@ -93,25 +148,22 @@ class BleurtLayer(nn.Module):
         hidden = config.hidden_size
         self.heads = config.num_attention_heads
         self.qkv = nn.Linear(hidden, 3 * hidden)
-        self.attention_output = nn.Linear(hidden, hidden)
-        self.attention_norm = nn.LayerNorm(hidden, eps=config.layer_norm_eps)
-        self.intermediate = nn.Linear(hidden, config.intermediate_size)
-        self.activation = _activation(config.hidden_act)
-        self.output = nn.Linear(config.intermediate_size, hidden)
-        self.output_norm = nn.LayerNorm(hidden, eps=config.layer_norm_eps)
+        self.attention_output = BleurtSelfOutput(hidden, config)
+        self.intermediate = BleurtIntermediate(config)
+        self.output = BleurtOutput(config.intermediate_size, config)
 
-    def forward(self, hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """``mask``: [B, 1, 1, T], 0 for tokens and the dtype's lowest value for padding, added to the scores."""
-        batch, length, width = hidden.shape
+    def forward(self, hidden: torch.Tensor, mask: torch.Tensor, rows: TokenRows) -> torch.Tensor:
+        """``hidden``: [tokens, width], the real tokens of ``rows``; ``mask``: [B, 1, 1, T], 0 for tokens and the
+        dtype's lowest value for padding, added to the scores."""
+        batch, length, width = rows.batch, rows.length, hidden.shape[-1]
         size = width // self.heads
-        qkv = self.qkv(hidden).view(batch, length, 3, self.heads, size).permute(2, 0, 3, 1, 4)
+        qkv = rows.padded(self.qkv(hidden)).view(batch, length, 3, self.heads, size).permute(2, 0, 3, 1, 4)
         # bleurt-pytorch's arithmetic (scores scaled after the product, an additive mask, softmax, product):
         # PyTorch's fused attention on the CPU orders the sums differently and moves scores by about 1e-6.
         scores = torch.matmul(qkv[0], qkv[1].transpose(-1, -2)) / math.sqrt(size) + mask
         context = torch.matmul(torch.softmax(scores, dim=-1), qkv[2])
-        context = context.transpose(1, 2).reshape(batch, length, width)
-        hidden = self.attention_norm(self.attention_output(context) + hidden)
-        return self.output_norm(self.output(self.activation(self.intermediate(hidden))) + hidden)
+        hidden = self.attention_output(rows.packed(context.transpose(1, 2).reshape(batch, length, width)), hidden)
+        return self.output(self.intermediate(hidden), hidden)
 
 
 class BleurtRegressor(nn.Module):
@@ -132,16 +184,18 @@ class BleurtRegressor(nn.Module):
 
     def forward(self, ids: torch.Tensor, types: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Scores [B] of a right-padded batch: ids, token types and attention mask (1 = token), all [B, T]."""
-        positions = torch.arange(ids.shape[1], device=ids.device)
-        hidden = self.word_embeddings(ids) + self.token_type_embeddings(types) + self.position_embeddings(positions)
+        rows = TokenRows(mask)
+        positions = torch.arange(ids.shape[1], device=ids.device).expand_as(ids)
+        hidden = (self.word_embeddings(rows.packed(ids)) + self.token_type_embeddings(rows.packed(types))
+                  + self.position_embeddings(rows.packed(positions)))
         hidden = self.embedding_norm(hidden)
         if self.projection is not None:
             hidden = self.projection(hidden)
         # every query attends to its row's real tokens only (padding gets the lowest value, as transformers does)
         keys = (1.0 - mask[:, None, None, :].to(hidden.dtype)) * torch.finfo(hidden.dtype).min
         for layer in self.layers:
-            hidden = layer(hidden, keys)
-        pooled = torch.tanh(self.pooler(hidden[:, 0]))
+            hidden = layer(hidden, keys, rows)
+        pooled = torch.tanh(self.pooler(hidden.index_select(0, rows.firsts)))
         return self.head(pooled)[:, 0]
 
 
@@ -164,9 +218,10 @@ def _expected_keys(config: BleurtConfig) -> dict[str, str]:
     for index in range(config.num_hidden_layers):
         theirs = f"bleurt.encoder.layer.{index}."
         ours = f"layers.{index}."
-        for our, their in (("attention_output", "attention.output.dense"),
-                           ("attention_norm", "attention.output.LayerNorm"), ("intermediate", "intermediate.dense"),
-                           ("output", "output.dense"), ("output_norm", "output.LayerNorm")):
+        for our, their in (("attention_output.dense", "attention.output.dense"),
+                           ("attention_output.LayerNorm", "attention.output.LayerNorm"),
+                           ("intermediate.dense", "intermediate.dense"), ("output.dense", "output.dense"),
+                           ("output.LayerNorm", "output.LayerNorm")):
             for kind in ("weight", "bias"):
                 keys[f"{ours}{our}.{kind}"] = f"{theirs}{their}.{kind}"
     return keys

@@ -13,8 +13,8 @@ hidden states). Where the oneDNN operator is missing, or disagrees with
 The gated feed-forward blocks of Llama-style models, ``down(silu(gate(x)) * up(x))``, then run the activation and
 the product inside oneDNN's matrix multiplies (two passes over the widest activations fewer per layer): oneDNN's
 SiLU differs from PyTorch's by rounding only (about 1e-7 relative), and a block whose result on a probe differs
-by more than that is left as it is. Likewise the BERT-family blocks (BERT, RoBERTa, XLM-R): the feed-forward
-GELU runs inside its matrix multiply, and the residual sum before each LayerNorm inside the output one.
+by more than that is left as it is. Likewise the BERT-family blocks (BERT, RoBERTa, XLM-R, and BLEURT's): the
+feed-forward GELU runs inside its matrix multiply, and the residual sum before each LayerNorm inside the output one.
 
 transformers' Llama decoder layers then run as one fused forward (the layer stays an instance of its transformers
 class, so output capturing still finds it): the residual sums inside the attention output's and the feed-forward
@@ -61,8 +61,9 @@ class OneDnnLinear(torch.nn.Module):
 # Feed-forward blocks computing down(silu(gate(x)) * up(x)) in transformers (class names).
 _GATED_MLPS = ("LlamaMLP", "MistralMLP", "Qwen2MLP", "Qwen3MLP")
 _SILU_CLASSES = ("SiLU", "SiLUActivation")  # PyTorch's and transformers' own
-# transformers' BERT-family blocks: gelu(dense(x)), and LayerNorm(dense(x) + residual) (dropout off at inference).
-_FAMILIES = ("Bert", "Roberta", "XLMRoberta")
+# transformers' BERT-family blocks, and core_bleurt_model's named alike: gelu(dense(x)), and
+# LayerNorm(dense(x) + residual) (dropout off at inference).
+_FAMILIES = ("Bert", "Roberta", "XLMRoberta", "Bleurt")
 _DENSE_GELUS = tuple(f"{family}Intermediate" for family in _FAMILIES)
 _DENSE_RESIDUAL_NORMS = tuple(f"{family}{part}" for family in _FAMILIES for part in ("SelfOutput", "Output"))
 _FUSED_TOLERANCE = 1e-5
