@@ -416,6 +416,7 @@ def bleurt_case(args: argparse.Namespace, device: Any, work: Path) -> Case:
     tokenizer = load_texts_tokenizer(folder)
     lengths = [len(a) + len(b) + 3 for a, b in zip(tokenize_texts(tokenizer, references),
                                                    tokenize_texts(tokenizer, predictions), strict=True)]
+    distinct = sum(dict(zip(zip(references, predictions, strict=True), lengths, strict=True)).values())
     config = json.loads((folder / "config.json").read_text())
 
     def reference(where: Any) -> tuple[float, list[float]]:
@@ -429,7 +430,8 @@ def bleurt_case(args: argparse.Namespace, device: Any, work: Path) -> Case:
     return Case("bleurt", f"BLEURT {layers} layers x {width} ({'tiny test' if args.small else 'random weights'})",
                 len(predictions), sum(lengths),
                 encoder_flops_per_token(width, inner, layers, sum(lengths) / len(lengths)),
-                (args.bleurt_batch_size * max(lengths), width, inner), make, reference, "bleurt-pytorch")
+                (args.bleurt_batch_size * max(lengths), width, inner), make, reference, "bleurt-pytorch",
+                encoded_tokens=distinct)
 
 
 def measure(case: Case, args: argparse.Namespace, device: Any, rates: dict[str, float]) -> list[dict[str, Any]]:

@@ -65,6 +65,7 @@ def test_cpu_smoke_run_table_and_json(tmp_path):
         assert row["max_abs_diff"] == 0.0 and row["against"] == "CPU fp32"
         assert row["tokens_per_s"] > 0 and 0 < row["gemm_fraction"] and row["flops_per_token"] > 0
         assert row["reference_tokens_per_s"] is None
+        assert 0 < row["encoded_tokens"] <= row["tokens"]  # each distinct text (comet) or pair (bleurt) once
 
 
 @pytest.mark.slow  # builds three tiny checkpoints with unbabel-comet and runs its predict: about a minute
