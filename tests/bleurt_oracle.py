@@ -32,11 +32,12 @@ def build_checkpoint(folder: Path, training_lines: list[str], *, wordpiece: bool
 
 
 def oracle_scores(folder: Path, references: list[str], candidates: list[str], *, batch_size: int = 16,
-                  max_length: int | None = None, threads: int | None = None) -> dict[str, Any]:
+                  max_length: int | None = None, threads: int | None = None,
+                  timeout: float | None = 900) -> dict[str, Any]:
     """bleurt-pytorch's scores of the (reference, candidate) pairs as its README computes them:
-    {"scores": [...], "seconds": time spent scoring}."""
+    {"scores": [...], "seconds": time spent scoring}; ``timeout`` seconds at most (None: no limit)."""
     payload: dict[str, Any] = {"action": "score", "folder": str(folder), "references": references,
                                "candidates": candidates, "batch_size": batch_size, "max_length": max_length}
     if threads is not None:
         payload["threads"] = threads
-    return run_oracle(ORACLE_SCRIPT, payload)
+    return run_oracle(ORACLE_SCRIPT, payload, timeout=timeout)

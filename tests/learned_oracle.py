@@ -43,7 +43,8 @@ def oracle_python() -> Path:
     return environment_python(ORACLE_VENV)
 
 
-def run_in(venv: Path, script: Path, payload: dict[str, Any], *, timeout: float = 900, cwd: Path | None = None) -> Any:
+def run_in(venv: Path, script: Path, payload: dict[str, Any], *, timeout: float | None = 900,
+           cwd: Path | None = None) -> Any:
     """Run ``script`` with ``venv``'s interpreter on ``payload`` (in ``cwd``); its last line of output, as JSON."""
     python = environment_python(venv)
     environment = {**os.environ, **_OFFLINE, "PYTHONWARNINGS": "ignore"}
@@ -55,7 +56,7 @@ def run_in(venv: Path, script: Path, payload: dict[str, Any], *, timeout: float 
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def run_oracle(script: Path, payload: dict[str, Any], *, timeout: float = 900) -> Any:
+def run_oracle(script: Path, payload: dict[str, Any], *, timeout: float | None = 900) -> Any:
     """Run an oracle script in `.venv-oracles`."""
     return run_in(ORACLE_VENV, script, payload, timeout=timeout)
 
