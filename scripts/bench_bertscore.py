@@ -100,31 +100,35 @@ def child(target, args: argparse.Namespace, precision: str):
 
 
 def padded_tokens(args: argparse.Namespace) -> tuple[int, int, int]:
-    """Tokens that go through the model: (ours, bert-score's, real), counted from the tokenization alone.
+    """Positions the attention reads: (ours, bert-score's, real tokens), counted from the tokenization alone.
 
-    Both embed each distinct text once; bert-score sorts texts by word count, we sort by token count and close
-    a batch early rather than pad by more than 10%. On the CPU the model's time is nearly proportional to these
-    counts, which are free of timing noise.
+    Both embed each distinct text once; bert-score sorts texts by word count and runs every position of its
+    padded batches through every layer. We sort by token count and close a batch early rather than let its
+    attention pad by more than ``MAX_PADDING``; our linear layers, norms and activations read the real tokens only
+    (``core_encoder_rows``). On the CPU the model's time is nearly proportional to these counts, which are free of
+    timing noise.
     """
     from bertscore_common import packaged_model
 
     from metrics._core.core_embed import encode_text, length_batches
+    from metrics._core.core_encoder_rows import MAX_PADDING
 
     predictions, references = corpus(args.systems, args.segments)
     tokenizer = packaged_model().tokenizer
     texts = list(dict.fromkeys(references + predictions))
     lengths = [len(encode_text(tokenizer, text)) for text in texts]
-    ours = sum(len(batch) * max(lengths[i] for i in batch) for batch in length_batches(lengths, 64))
+    batches = length_batches(lengths, 64, max_padding=MAX_PADDING)
+    ours = sum(len(batch) * max(lengths[i] for i in batch) for batch in batches)
     order = sorted(range(len(texts)), key=lambda i: len(texts[i].split(" ")), reverse=True)
     theirs = sum(len(order[i:i + 64]) * max(lengths[j] for j in order[i:i + 64]) for i in range(0, len(order), 64))
     return ours, theirs, sum(lengths)
 
 
-def forward_rate(args: argparse.Namespace, tokens: int) -> None:
+def forward_rate(args: argparse.Namespace) -> None:
     """Tokens/s of our fp32 forward pass over the corpus's distinct texts (to layer --layer) and the fraction of
     the machine's matrix-multiply rate on the model's own GEMM shapes (``gemm_rate``) it reaches, measured before
     and after the pass (their mean is used); then where a profiled pass's time goes and the ceiling that follows
-    (:func:`ceiling_lines`)."""
+    (:func:`ceiling_lines`). The work counted is the real tokens', what our linear layers read."""
     _setup(args.threads)
     import os
 
@@ -132,6 +136,7 @@ def forward_rate(args: argparse.Namespace, tokens: int) -> None:
     from gemm_rate import flops_per_row, gemm_rate, layers_rate, linear_shapes, time_shares, utilisation_line
 
     from metrics._core.core_embed import embed_texts, encode_text, length_batches
+    from metrics._core.core_encoder_rows import MAX_PADDING
     from metrics._core.core_models import truncated_model
 
     predictions, references = corpus(args.systems, args.segments)
@@ -141,8 +146,12 @@ def forward_rate(args: argparse.Namespace, tokens: int) -> None:
     truncated = truncated_model(loaded.model, args.layer)
     layers = loaded.model.encoder.layer[:args.layer]
     config = loaded.model.config
+    lengths = [len(sequence) for sequence in ids]
+    tokens = sum(lengths)
+    batches = length_batches(lengths, 64, max_padding=MAX_PADDING)
+    rows = [sum(lengths[i] for i in batch) for batch in batches]  # the rows our linear layers multiply
     mean_length = tokens / len(ids)
-    shapes = linear_shapes(layers, max(8, round(64 * mean_length / 8) * 8))
+    shapes = linear_shapes(layers, max(8, round(tokens / len(batches) / 8) * 8))
     linear_flops = flops_per_row(shapes)
     flops = linear_flops + 4 * args.layer * config.hidden_size * mean_length
 
@@ -157,16 +166,17 @@ def forward_rate(args: argparse.Namespace, tokens: int) -> None:
     seconds = time.perf_counter() - start
     after = gemm_rate(shapes)
     shares = time_shares(lambda: run(ids))
-    lengths = [len(sequence) for sequence in ids]
-    rows = [len(batch) * max(lengths[i] for i in batch) for batch in length_batches(lengths, 64)]
     outside = layers_rate(layers, rows)
+    attended = sum(len(batch) * max(lengths[i] for i in batch) for batch in batches)
     print(before.describe())
     print(after.describe())
     rate = (before.gflops + after.gflops) / 2
     print(f"load average {os.getloadavg()[0]:.2f}; " + utilisation_line(
-        f"our fp32 forward pass ({len(ids)} distinct texts, padding included)", tokens / seconds, flops, rate))
+        f"our fp32 forward pass ({len(ids)} distinct texts, {tokens:,} tokens)", tokens / seconds, flops, rate))
+    print(f"attention reads {attended:,} positions, {attended - tokens:,} of them padding "
+          f"({(attended - tokens) / attended:.1%}); the linear layers, norms and activations the {tokens:,} tokens only")
     print(shares.describe())
-    for line in ceiling_lines(shares, seconds, tokens, flops, linear_flops, rate, outside, sum(lengths)):
+    for line in ceiling_lines(shares, seconds, tokens, flops, linear_flops, rate, outside, tokens):
         print(line)
 
 
@@ -181,7 +191,7 @@ def ceiling_lines(shares: Any, seconds: float, tokens: int, flops_per_token: flo
     inside = tokens * linear_flops_per_token / gemm / 1e9
     work = tokens * flops_per_token / 1e9
     return [
-        f"padding: {tokens - real_tokens:,} of the {tokens:,} tokens through the model "
+        f"padding: {tokens - real_tokens:,} of the {tokens:,} tokens through the linear layers "
         f"({(tokens - real_tokens) / tokens:.1%}), counted as work in these fractions",
         f"linear layers inside the model: {inside:.1f} GFLOP/s = {inside / rate:.1%} of the GEMM rate; the same "
         f"layers at the batches' rows back to back outside it: {outside_gflops:.1f} GFLOP/s = "
@@ -219,11 +229,10 @@ def main() -> None:
                          for a, b in zip(row, row_ref, strict=True))
         print(f"| {name} | {wall:.2f} s | {cpu:.2f} s | {pairs / wall:.1f} | {max(r[2] for r in results):.0f} MiB | "
               f"{theirs_wall / wall:.2f}x | {theirs_cpu / cpu:.2f}x | {difference:.2g} |")
-    ours_tokens, theirs_tokens, real_tokens = padded_tokens(args)
-    print(f"tokens through the model (padding included): bert-score {theirs_tokens}, ours {ours_tokens}, "
-          f"real {real_tokens}; ratio {theirs_tokens / ours_tokens:.2f}x (no padding at all: "
-          f"{theirs_tokens / real_tokens:.2f}x)")
-    forward_rate(args, ours_tokens)
+    ours_attended, theirs_tokens, real_tokens = padded_tokens(args)
+    print(f"tokens through the linear layers: bert-score {theirs_tokens} (padding included), ours {real_tokens} "
+          f"(the real ones): ratio {theirs_tokens / real_tokens:.2f}x; positions our attention reads {ours_attended}")
+    forward_rate(args)
 
 
 if __name__ == "__main__":

@@ -70,9 +70,10 @@ def forward_tokens(folder: Path, pairs: tuple[list[str], list[str]], batch_size:
     no padding), "bleurt-pytorch" (every pair, in order, padded per batch), "distinct" (the distinct pairs of each of
     our chunks, no padding: what our linear layers read) and "ours attention" (those in our length-sorted batches,
     padded: what our attention reads)."""
-    from metrics._core.core_bleurt import DEFAULT_CHUNK_SIZE, MAX_PADDING, resolve_checkpoint
+    from metrics._core.core_bleurt import DEFAULT_CHUNK_SIZE, resolve_checkpoint
     from metrics._core.core_bleurt_tokenize import load_texts_tokenizer, pair_ids, tokenize_texts
     from metrics._core.core_embed import length_batches
+    from metrics._core.core_encoder_rows import MAX_PADDING
 
     tokenizer = load_texts_tokenizer(folder)
     limit = resolve_checkpoint("bleurt", str(folder)).config.max_position_embeddings

@@ -40,7 +40,7 @@ def test_ceiling_by_hand() -> None:
     shares = TimeShares(0.02, {"GEMMs": 0.01, "attention": 0.002, "layer norm": 0.003, "embeddings": 0.001,
                                "other ops": 0.002, "outside ops": 0.002}, ())
     padding, inside, ceiling = ceiling_lines(shares, 0.02, 1000, 2e6, 1.5e6, 200.0, 160.0, 900)
-    assert "100 of the 1,000 tokens through the model (10.0%)" in padding
+    assert "100 of the 1,000 tokens through the linear layers (10.0%)" in padding
     assert "150.0 GFLOP/s = 75.0% of the GEMM rate" in inside and "160.0 GFLOP/s = 80.0%" in inside
     # 2 GFLOP in 0.02 s = 50%; in the GEMMs' 0.01 s = 100%; in 0.015 s (with attention and norms) = 66.7%
     assert "the timed pass 50.0% of the GEMM rate; with every operator but the GEMMs free 100.0%" in ceiling

@@ -12,13 +12,12 @@ from metrics._core.core_bertscore import (
     bertscore_hash,
     greedy_match,
     idf_from_references,
-    pad_rows,
     parse_baseline,
     rescale,
     uniform_weights,
 )
 from metrics._core.core_devices import run_halving, select_device, select_dtype
-from metrics._core.core_embed import length_batches, pad_ids
+from metrics._core.core_embed import PackedEmbeddings, length_batches, pad_ids
 
 
 def unit(rows):
@@ -49,8 +48,10 @@ def test_padding_is_excluded_from_the_maxima() -> None:
     pred = unit([[1.0, 0.0], [-1.0, -0.1], [0.0, 1.0]]).unsqueeze(0)
     ref_rows = [unit([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]), unit([[1.0, 0.0], [0.2, 1.0], [0.0, 1.0], [0.5, 0.5]])]
     weights_pred = torch.tensor([[0.0, 1.0, 0.0]])
-    ref, ref_mask = pad_rows(ref_rows)
-    ref_w, _ = pad_rows([torch.tensor([0.0, 1.0, 0.0]), torch.tensor([0.0, 1.0, 1.0, 0.0])])
+    packed = PackedEmbeddings(torch.cat([*ref_rows, torch.zeros(1, 2)]), starts=[0, 3], lengths=[3, 4])
+    index = packed.gather_index([0, 1])
+    ref, ref_mask = packed.table[index], index.ne(packed.zero_row)
+    ref_w = torch.tensor([0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0])[index]
     pred2 = pred.expand(2, -1, -1)
     mask = torch.ones(2, 3, dtype=torch.bool)
     p_batch, _, _ = greedy_match(pred2, mask, weights_pred.expand(2, -1), ref, ref_mask, ref_w)
@@ -58,6 +59,16 @@ def test_padding_is_excluded_from_the_maxima() -> None:
                                  torch.tensor([[0.0, 1.0, 0.0]]))
     assert p_batch[0].item() == pytest.approx(p_alone.item(), abs=1e-7)
     assert p_alone.item() < 0
+
+
+def test_packed_rows_gather_into_right_padded_batches() -> None:
+    # texts of 2, 3 and 1 rows laid end to end (rows 0-1, 2-4, 5), then the zero row 6
+    table = torch.cat([torch.arange(1.0, 7.0).unsqueeze(1), torch.zeros(1, 1)])
+    packed = PackedEmbeddings(table, starts=[0, 2, 5], lengths=[2, 3, 1])
+    index = packed.gather_index([2, 0, 1])
+    assert index.tolist() == [[5, 6, 6], [0, 1, 6], [2, 3, 4]]
+    assert packed.table[index].squeeze(2).tolist() == [[6.0, 0.0, 0.0], [1.0, 2.0, 0.0], [3.0, 4.0, 5.0]]
+    assert packed.rows(1).squeeze(1).tolist() == [3.0, 4.0, 5.0]
 
 
 def test_empty_texts_score_zero() -> None:

@@ -73,14 +73,6 @@ def uniform_weights(special_token_ids: Iterable[int | None]) -> IdfWeights:
     return IdfWeights({token: 0.0 for token in special_token_ids if token is not None}, 1.0)
 
 
-def pad_rows(rows: Sequence[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-    """Stack [T_i, ...] tensors into [B, T, ...] with zeros after each row's end, and the [B, T] bool mask."""
-    padded = torch.nn.utils.rnn.pad_sequence(list(rows), batch_first=True)
-    lengths = torch.tensor([row.shape[0] for row in rows], device=padded.device)
-    mask = torch.arange(padded.shape[1], device=padded.device) < lengths.unsqueeze(1)
-    return padded, mask
-
-
 def greedy_match(
     prediction_embeddings: torch.Tensor,
     prediction_mask: torch.Tensor,

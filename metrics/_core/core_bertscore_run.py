@@ -13,8 +13,8 @@ from typing import Any
 
 import torch
 
-from .core_bertscore import IdfWeights, greedy_match, idf_from_references, pad_rows, uniform_weights
-from .core_embed import embed_texts, encode_texts, pair_chunks
+from .core_bertscore import IdfWeights, greedy_match, idf_from_references, uniform_weights
+from .core_embed import PackedEmbeddings, embed_packed, encode_texts, pair_chunks
 from .core_models import LoadedModel, truncated_model
 
 DEFAULT_CHUNK_SIZE = 2048
@@ -42,21 +42,17 @@ def token_weights(loaded: LoadedModel, references: Sequence[Sequence[str]], idf:
                                for ids in encode_texts(tokenizer, flat[start:start + 4096]))
 
 
-def _match_batches(
-    prediction_rows: Sequence[torch.Tensor],
-    reference_rows: Sequence[torch.Tensor],
-    prediction_weights: Sequence[torch.Tensor],
-    reference_weights: Sequence[torch.Tensor],
-    batch_size: int,
-) -> torch.Tensor:
-    """[n, 3] scores of pairs given as per-text rows of [T, D] embeddings and [T] weights."""
+def _match_batches(packed: PackedEmbeddings, table: torch.Tensor, weights: torch.Tensor, predictions: Sequence[int],
+                   references: Sequence[int], batch_size: int) -> torch.Tensor:
+    """[n, 3] scores of the pairs (``predictions[i]``, ``references[i]``) of packed texts: ``table`` is the
+    packed rows (one layer's), ``weights`` each row's token weight (0 at the zero row)."""
     out = []
-    for start in range(0, len(prediction_rows), batch_size):
-        stop = start + batch_size
-        prediction, prediction_mask = pad_rows(prediction_rows[start:stop])
-        reference, reference_mask = pad_rows(reference_rows[start:stop])
-        prediction_w, _ = pad_rows(prediction_weights[start:stop])
-        reference_w, _ = pad_rows(reference_weights[start:stop])
+    for start in range(0, len(predictions), batch_size):
+        sides = []
+        for texts in (predictions[start:start + batch_size], references[start:start + batch_size]):
+            index = packed.gather_index(texts).to(table.device)
+            sides.append((table[index], index.ne(packed.zero_row), weights[index]))
+        (prediction, prediction_mask, prediction_w), (reference, reference_mask, reference_w) = sides
         out.append(torch.stack(greedy_match(prediction, prediction_mask, prediction_w,
                                             reference, reference_mask, reference_w), dim=-1))
     return torch.cat(out, dim=0)
@@ -84,22 +80,20 @@ def score_corpus(
     results = []
     for chunk in pair_chunks(tokenizer, predictions, references, chunk_size):
         order = list(chunk.token_ids)
-        embedded = embed_texts(model, tokenizer, [chunk.token_ids[text] for text in order], device=device,
-                               batch_size=batch_size, layer=layer, truncated=truncated)
-        embedding_of = dict(zip(order, embedded, strict=True))
-        weight_of = {text: torch.tensor(weights.weights(chunk.token_ids[text]), dtype=torch.float32, device=device)
-                     for text in order}
-        del embedded
-        pair_predictions, pair_references = chunk.pairs()
+        packed = embed_packed(model, tokenizer, [chunk.token_ids[text] for text in order], device=device,
+                              batch_size=batch_size, layer=layer, truncated=truncated)
+        row_weights = [0.0] * packed.table.shape[0]  # in the table's order; the zero row's stays 0
+        for position, text in enumerate(order):
+            start = packed.starts[position]
+            row_weights[start:start + packed.lengths[position]] = weights.weights(chunk.token_ids[text])
+        weight_table = torch.tensor(row_weights, dtype=torch.float32, device=device)
+        position_of = {text: position for position, text in enumerate(order)}
+        pair_predictions, pair_references = ([position_of[text] for text in texts] for texts in chunk.pairs())
         layers = [None] if not all_layers else list(range(loaded.num_hidden_layers + 1))
-        per_layer = []
-        for index in layers:
-            def rows(texts_: Sequence[str]) -> list[torch.Tensor]:
-                return [embedding_of[t] if index is None else embedding_of[t][:, index] for t in texts_]
-
-            per_layer.append(_match_batches(rows(pair_predictions), rows(pair_references),
-                                            [weight_of[t] for t in pair_predictions],
-                                            [weight_of[t] for t in pair_references], batch_size).cpu())
+        per_layer = [_match_batches(packed, packed.table if index is None else packed.table[:, index], weight_table,
+                                    pair_predictions, pair_references, batch_size).cpu()
+                     for index in layers]
+        del packed
         scores = torch.stack(per_layer, dim=0)  # [layers, pairs, 3]
         results.append(chunk.reference_maxima(scores, dim=1))
         if progress is not None:

@@ -35,6 +35,7 @@ from .core_bleurt_tokenize import (
 )
 from .core_devices import PRECISIONS, ModelPlacement, run_halving
 from .core_embed import length_batches, pad_ids
+from .core_encoder_rows import MAX_PADDING
 from .core_models import check_folder_links, offline_model_folder
 from .core_onednn import use_onednn_linears
 from .core_options import anything, boolean, choice, integer, option
@@ -42,9 +43,6 @@ from .core_process import process_state
 from .core_resources import ModelTextBounds
 
 DEFAULT_CHUNK_SIZE = 8192
-# A length-sorted batch is closed before it is full only where its attention would pad more than this fraction: its
-# linear layers never read padding, so fuller batches (larger matrix multiplies) pay.
-MAX_PADDING = 0.3
 LAYOUT = (
     "a bleurt-pytorch checkpoint folder holds config.json with \"model_type\": \"bleurt\", the weights of "
     "BleurtForSequenceClassification (model.safetensors or pytorch_model.bin) and the tokenizer files "

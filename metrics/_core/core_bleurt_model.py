@@ -22,6 +22,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from .core_encoder_rows import TokenRows
 from .core_weights import read_state_dict
 
 # Buffers bleurt-pytorch saves with the weights that carry no learned value (position ids 0..n-1).
@@ -81,33 +82,6 @@ def _activation(name: str) -> Any:
     if name not in ACT2FN:
         raise ValueError(f"config.json field 'hidden_act' {name!r} is not an activation transformers knows")
     return ACT2FN[name]
-
-
-class TokenRows:
-    """Where the real tokens of a right-padded [batch, length] batch are: the linear layers, norms and activations
-    run on those rows only ([tokens, width], padding never multiplied), attention on the padded layout."""
-
-    def __init__(self, mask: torch.Tensor) -> None:
-        self.batch, self.length = mask.shape
-        flat = mask.reshape(-1).bool()
-        self.count = int(flat.sum())
-        self.index = flat.nonzero().squeeze(1)
-        self.padding = (~flat).nonzero().squeeze(1)
-        counts = mask.sum(1)
-        self.firsts = torch.cumsum(counts, 0) - counts  # each sequence's first token ([CLS]) among the rows
-
-    def packed(self, padded: torch.Tensor) -> torch.Tensor:
-        """[tokens, ...] rows of a [batch, length, ...] tensor."""
-        flat = padded.reshape(self.batch * self.length, *padded.shape[2:])
-        return flat if self.count == len(flat) else flat.index_select(0, self.index)
-
-    def padded(self, rows: torch.Tensor) -> torch.Tensor:
-        """[batch, length, width] of [tokens, width] rows, zeros at the padding."""
-        if self.count == self.batch * self.length:
-            return rows.view(self.batch, self.length, -1)
-        padded = rows.new_empty(self.batch * self.length, rows.shape[-1])
-        padded.index_fill_(0, self.padding, 0.0).index_copy_(0, self.index, rows)
-        return padded.view(self.batch, self.length, -1)
 
 
 class BleurtIntermediate(nn.Module):

@@ -27,7 +27,7 @@ from .core_comet_joint import JointResult, joint_scores
 from .core_comet_model import CometEstimator, build_estimator
 from .core_comet_unified import UnifiedModel, build_unified
 from .core_devices import run_halving
-from .core_embed import length_batches, pad_ids
+from .core_embed import model_batches, pad_ids
 from .core_models import offline_model_folder
 from .core_onednn import use_onednn_linears
 from .core_process import process_state
@@ -115,7 +115,7 @@ def _embed(loaded: LoadedComet, ids: Sequence[Sequence[int]], batch_size: int,
             embeddings = loaded.model.sentence_embeddings(padded.to(loaded.device), mask.to(loaded.device))
         return list(embeddings)
 
-    for batch in length_batches([len(sequence) for sequence in ids], batch_size):
+    for batch in model_batches(loaded.model.encoder, [len(sequence) for sequence in ids], batch_size):
         for index, row in zip(batch, run_halving(run, batch, loaded.device), strict=True):
             rows[index] = row
         if progress is not None:

@@ -20,7 +20,7 @@ from .core_comet_spans import (XCOMET_SCORE_WEIGHTS, decode_spans, joined_ids, m
                                unified_scores, xcomet_scores)
 from .core_comet_unified import UnifiedModel
 from .core_devices import run_halving
-from .core_embed import length_batches, pad_ids
+from .core_embed import model_batches, pad_ids
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ def _run(model: UnifiedModel, device: torch.device, sequences: list[tuple[int, .
         return [(score, batch_probabilities[row, :mt_lengths[index]].clone())
                 for row, (score, index) in enumerate(zip(batch_scores, batch, strict=True))]
 
-    for batch in length_batches([len(sequence) for sequence in sequences], batch_size):
+    for batch in model_batches(model.encoder, [len(sequence) for sequence in sequences], batch_size):
         for index, (score, tags) in zip(batch, run_halving(run, batch, device), strict=True):
             scores[index] = score
             probabilities[index] = tags

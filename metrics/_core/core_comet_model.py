@@ -16,6 +16,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from .core_encoder_rows import hidden_states
+
 # unbabel-comet's encoder families (hparams `encoder_model`): transformers' model and tokenizer classes (the
 # models built without their pooling layer, as unbabel-comet builds them).
 ENCODERS: dict[str, tuple[str, str]] = {
@@ -172,8 +174,7 @@ class CometEstimator(nn.Module):
 
     def sentence_embeddings(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """[B, D] float32 sentence embeddings of a padded batch."""
-        output = self.encoder(input_ids=ids, attention_mask=mask, output_hidden_states=True, return_dict=True)
-        layers = tuple(layer.float() for layer in output.hidden_states)
+        layers = tuple(layer.float() for layer in hidden_states(self.encoder, ids, mask))
         if self.settings.pool == "default":
             return layers[-1][:, 0, :]
         if self.layerwise_attention is not None:

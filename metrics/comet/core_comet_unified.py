@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 from .core_comet_model import FeedForward, LayerMix, build_encoder, feed_forward, load_state, state_part
+from .core_encoder_rows import hidden_states
 
 # XCOMET's error severities (fixed by unbabel-comet's XCOMETMetric)
 XCOMET_SEVERITIES = ("minor", "major", "critical")
@@ -88,8 +89,7 @@ class UnifiedModel(nn.Module):
 
     def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         """[B] float32 scores and [B, T, labels] float32 tag probabilities (None without word-level tags)."""
-        output = self.encoder(input_ids=ids, attention_mask=mask, output_hidden_states=True, return_dict=True)
-        layers = tuple(layer.float() for layer in output.hidden_states)
+        layers = tuple(layer.float() for layer in hidden_states(self.encoder, ids, mask))
         if self.layerwise_attention is not None:
             embeddings = self.layerwise_attention(layers, mask)
         else:

@@ -6,8 +6,12 @@ Texts are tokenized as bert-score 0.3.13 tokenizes them (stripped, special
 tokens added, truncated to the tokenizer's maximum length, an empty text
 becomes just the special tokens). Each distinct text is embedded once; texts
 are sorted by token count and cut into batches so that a batch pads to nearly
-its own length. The caller decides how many texts to embed at a time, so the
-memory held is bounded by one chunk of texts, never the whole corpus.
+its own length. BERT-family encoders run on the real tokens only
+(``core_encoder_rows``), and the embeddings are kept packed, each text's rows
+end to end with no padding (:class:`PackedEmbeddings`), from which batches of
+pairs are gathered in one indexing each. The caller decides how many texts to
+embed at a time, so the memory held is bounded by one chunk of texts, never
+the whole corpus.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 import torch
 
 from .core_devices import run_halving
+from .core_encoder_rows import MAX_PADDING, TokenRows, hidden_rows, packs
 
 
 def encode_text(tokenizer: Any, text: str, max_length: int | None = None) -> list[int]:
@@ -87,6 +92,8 @@ class PairChunk:
     def reference_maxima(self, pair_values: torch.Tensor, dim: int = 0) -> torch.Tensor:
         """The maximum over each prediction's references of values given per pair (in :meth:`pairs` order)
         along ``dim``."""
+        if all(len(group) == 1 for group in self.references):
+            return pair_values
         parts = pair_values.split([len(group) for group in self.references], dim=dim)
         return torch.stack([part.max(dim=dim).values for part in parts], dim=dim)
 
@@ -126,28 +133,112 @@ def length_batches(lengths: Sequence[int], batch_size: int, *, max_padding: floa
     return batches
 
 
+def model_batches(model: Any, lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """:func:`length_batches` for ``model``: fuller batches (closed early only past ``MAX_PADDING``) where it runs
+    on the real tokens only (``core_encoder_rows.packs``), since padding then costs only attention."""
+    return length_batches(lengths, batch_size, **({"max_padding": MAX_PADDING} if packs(model) else {}))
+
+
 def pad_ids(token_ids: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Right-padded ids and the attention mask of a batch."""
     longest = max(len(ids) for ids in token_ids)
-    ids = torch.full((len(token_ids), longest), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(token_ids), longest), dtype=torch.long)
-    for row, sequence in enumerate(token_ids):
-        ids[row, :len(sequence)] = torch.tensor(sequence, dtype=torch.long)
-        mask[row, :len(sequence)] = 1
+    ids = torch.tensor([[*sequence, *[pad_id] * (longest - len(sequence))] for sequence in token_ids],
+                       dtype=torch.long)
+    lengths = torch.tensor([len(sequence) for sequence in token_ids])
+    mask = (torch.arange(longest) < lengths.unsqueeze(1)).long()
     return ids, mask
 
 
-def forward_hidden(model: Any, ids: torch.Tensor, mask: torch.Tensor, *, layer: int | None,
+def _padded_hidden(model: Any, ids: torch.Tensor, mask: torch.Tensor, *, layer: int | None,
                    truncated: Any | None) -> torch.Tensor:
-    """Hidden states of one padded batch: [B, T, D] for ``layer``, or [B, T, L+1, D] when ``layer`` is None."""
+    """Hidden states of one padded batch as the model gives them: [B, T, D] for ``layer``, or [B, T, L+1, D]
+    when ``layer`` is None."""
+    if layer is not None and truncated is not None:
+        return truncated(ids, attention_mask=mask)[0]
+    hidden = model(ids, attention_mask=mask, output_hidden_states=True).hidden_states
+    return torch.stack(tuple(hidden), dim=2) if layer is None else hidden[layer]
+
+
+def token_states(model: Any, ids: torch.Tensor, mask: torch.Tensor, *, layer: int | None,
+                 truncated: Any | None) -> torch.Tensor:
+    """Hidden states of the real tokens of one right-padded batch, sequence after sequence: [tokens, D] for
+    ``layer``, or [tokens, L+1, D] when ``layer`` is None. BERT-family encoders run on those tokens only
+    (``core_encoder_rows``); other models on the padded batch, their real tokens' states then taken."""
     with torch.inference_mode():
-        if layer is not None and truncated is not None:
-            return truncated(ids, attention_mask=mask)[0]
-        output = model(ids, attention_mask=mask, output_hidden_states=True)
-        hidden = output.hidden_states
-        if layer is None:
-            return torch.stack(tuple(hidden), dim=2)
-        return hidden[layer]
+        if packs(model):
+            _, states = hidden_rows(model, ids, mask, len(model.encoder.layer) if layer is None else layer)
+            return states[-1] if layer is not None else torch.stack(states, dim=1)
+        return TokenRows(mask).packed(_padded_hidden(model, ids, mask, layer=layer, truncated=truncated))
+
+
+@dataclass(frozen=True)
+class PackedEmbeddings:
+    """Token embeddings of texts laid end to end in one tensor, with no padding between them: ``table`` holds the
+    texts' rows ([tokens + 1, ...], in the order they were embedded) and, last, one row of zeros that pads the
+    batches :meth:`padded` gathers; text ``i`` is rows ``starts[i]`` to ``starts[i] + lengths[i]``."""
+
+    table: torch.Tensor
+    starts: list[int]
+    lengths: list[int]
+
+    @property
+    def zero_row(self) -> int:
+        return self.table.shape[0] - 1
+
+    def rows(self, text: int) -> torch.Tensor:
+        """[T, ...] rows of text ``text`` (a view of the table)."""
+        return self.table[self.starts[text]:self.starts[text] + self.lengths[text]]
+
+    def gather_index(self, texts: Sequence[int]) -> torch.Tensor:
+        """[B, T] table rows of ``texts``, each right-padded to the longest with the zero row (on the CPU)."""
+        starts = torch.tensor([self.starts[text] for text in texts])
+        lengths = torch.tensor([self.lengths[text] for text in texts])
+        positions = torch.arange(int(lengths.max()))
+        index = starts.unsqueeze(1) + positions
+        return index.masked_fill_(positions >= lengths.unsqueeze(1), self.zero_row)
+
+
+def embed_packed(
+    model: Any,
+    tokenizer: Any,
+    token_ids: Sequence[Sequence[int]],
+    *,
+    device: torch.device,
+    batch_size: int,
+    layer: int | None,
+    truncated: Any | None = None,
+    normalize: bool = True,
+    progress: Callable[[int], None] | None = None,
+) -> PackedEmbeddings:
+    """The float32 token embeddings of every text, [T, D] (or [T, L+1, D] with ``layer=None``), L2-normalised per
+    token when ``normalize`` is true, packed in one table on ``device``."""
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    lengths = [len(ids) for ids in token_ids]
+    starts = [0] * len(token_ids)
+    table: torch.Tensor | None = None
+    filled = 0
+
+    def run(batch: Sequence[int]) -> list[torch.Tensor]:
+        ids, mask = pad_ids([token_ids[index] for index in batch], pad_id)
+        hidden = token_states(model, ids.to(device), mask.to(device), layer=layer, truncated=truncated).float()
+        if normalize:
+            hidden = hidden / torch.norm(hidden, dim=-1).unsqueeze(-1)
+        return list(hidden.split([lengths[index] for index in batch]))
+
+    for batch in model_batches(model, lengths, batch_size):
+        rows = run_halving(run, batch, device)
+        if table is None:  # the width (and layers) are known once a batch has run; the last row stays zero
+            table = rows[0].new_zeros((sum(lengths) + 1, *rows[0].shape[1:]))
+        count = sum(lengths[index] for index in batch)
+        torch.cat(rows, out=table[filled:filled + count])
+        for index in batch:
+            starts[index] = filled
+            filled += lengths[index]
+        if progress is not None:
+            progress(len(batch))
+    if table is None:  # no texts
+        table = torch.zeros((1, 0), device=device)
+    return PackedEmbeddings(table, starts, lengths)
 
 
 def embed_texts(
@@ -163,21 +254,7 @@ def embed_texts(
     progress: Callable[[int], None] | None = None,
 ) -> list[torch.Tensor]:
     """One float32 tensor per text, [T, D] (or [T, L+1, D] with ``layer=None``), L2-normalised per token
-    when ``normalize`` is true, in the order of ``token_ids``, kept on ``device``."""
-    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    results: list[torch.Tensor | None] = [None] * len(token_ids)
-
-    def run(batch: Sequence[int]) -> list[torch.Tensor]:
-        ids, mask = pad_ids([token_ids[index] for index in batch], pad_id)
-        hidden = forward_hidden(model, ids.to(device), mask.to(device), layer=layer, truncated=truncated)
-        hidden = hidden.float()
-        if normalize:
-            hidden = hidden / torch.norm(hidden, dim=-1).unsqueeze(-1)
-        return [hidden[row, :len(token_ids[index])] for row, index in enumerate(batch)]
-
-    for batch in length_batches([len(ids) for ids in token_ids], batch_size):
-        for index, tensor in zip(batch, run_halving(run, batch, device), strict=True):
-            results[index] = tensor
-        if progress is not None:
-            progress(len(batch))
-    return results  # type: ignore[return-value]
+    when ``normalize`` is true, in the order of ``token_ids``, kept on ``device`` (views of one packed table)."""
+    packed = embed_packed(model, tokenizer, token_ids, device=device, batch_size=batch_size, layer=layer,
+                          truncated=truncated, normalize=normalize, progress=progress)
+    return [packed.rows(index) for index in range(len(token_ids))]

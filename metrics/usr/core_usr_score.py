@@ -31,11 +31,11 @@ inside a text would shift them). On an accelerator's out-of-memory error a batch
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import groupby
 
 import torch
 
 from .core_devices import run_halving
+from .core_encoder_rows import Runs, attend_runs, length_runs
 from .core_onednn import OneDnnLinear
 from .core_usr import DR_MAX_LENGTH, MLM_WINDOW, usr_regression, usr_texts
 from .core_usr_models import LoadedUsrModel
@@ -63,13 +63,6 @@ def dr_ids(loaded: LoadedUsrModel, first: str, second: str) -> list[int]:
     return [tokenizer.cls_id, *a, tokenizer.sep_id, tokenizer.sep_id, *b, tokenizer.sep_id]
 
 
-Runs = list[tuple[int, int]]  # (sequences, length) of each run of equal-length sequences in a packed batch
-
-
-def _runs(lengths: Sequence[int]) -> Runs:
-    return [(len(list(group)), length) for length, group in groupby(lengths)]
-
-
 def _linear(layer: torch.nn.Module, inputs: torch.Tensor, *, activation: Callable | None = None,
             fused_gelu: bool = False, residual: torch.Tensor | None = None) -> torch.Tensor:
     """``layer(inputs)``, then ``activation`` or ``+ residual``; fused into oneDNN's kernel where the layer is a
@@ -86,24 +79,6 @@ def _linear(layer: torch.nn.Module, inputs: torch.Tensor, *, activation: Callabl
     return outputs if residual is None else outputs + residual
 
 
-def _attend(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, runs: Runs, heads: int, scale: float,
-            query_rows: int | None = None) -> torch.Tensor:
-    """Softmax attention within each packed sequence: ``key``/``value`` hold every token of the runs' sequences
-    (``[tokens, width]``), ``query`` the same or, with ``query_rows``, that many rows per sequence."""
-    width = key.shape[-1]
-    size = width // heads
-    outputs, token, row = [], 0, 0
-    for count, length in runs:
-        rows = length if query_rows is None else query_rows
-        q = query[row:row + count * rows].view(count, rows, heads, size).transpose(1, 2)
-        k = key[token:token + count * length].view(count, length, heads, size).transpose(1, 2)
-        v = value[token:token + count * length].view(count, length, heads, size).transpose(1, 2)
-        attended = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale)
-        outputs.append(attended.transpose(1, 2).reshape(count * rows, width))
-        token, row = token + count * length, row + count * rows
-    return outputs[0] if len(outputs) == 1 else torch.cat(outputs)
-
-
 def _layer(layer: torch.nn.Module, hidden: torch.Tensor, runs: Runs, fused_gelu: bool,
            picked: torch.Tensor | None = None) -> torch.Tensor:
     """One RoBERTa encoder layer (transformers' ``RobertaLayer`` in evaluation mode) over packed sequences; with
@@ -113,8 +88,8 @@ def _layer(layer: torch.nn.Module, hidden: torch.Tensor, runs: Runs, fused_gelu:
     key, value = _linear(attention.key, hidden), _linear(attention.value, hidden)
     own = hidden if picked is None else hidden[picked]
     query = _linear(attention.query, own)
-    attended = _attend(query, key, value, runs, attention.num_attention_heads, attention.scaling,
-                       None if picked is None else 1)
+    attended = attend_runs(query, key, value, runs, attention.num_attention_heads, attention.scaling,
+                           None if picked is None else 1)
     if attended.shape[0] < own.shape[0]:  # the repeated picked rows: any finite values
         attended = torch.cat([attended, attended[-1:].expand(own.shape[0] - attended.shape[0], -1)])
     output = layer.attention.output
@@ -139,7 +114,7 @@ def encode_picked(model: torch.nn.Module, ids: torch.Tensor, lengths: Sequence[i
     roberta = model.roberta
     device = roberta.embeddings.word_embeddings.weight.device
     embeddings = roberta.embeddings
-    runs = _runs(lengths)
+    runs = length_runs(lengths)
     extra = -sum(lengths) % PACKED_ROWS
     every = runs + [(1, extra)] if extra else runs
     if extra:
