@@ -94,8 +94,10 @@ def attend_runs(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, seq
 def _layer(layer: Any, hidden: torch.Tensor, sequence_runs: Runs) -> torch.Tensor:
     """One BERT layer (transformers' ``BertLayer`` in evaluation mode) on the rows ``hidden`` ([tokens, width])."""
     attention = layer.attention.self
+    # transformers 4's attention classes have no `scaling`; they divide by sqrt(head size)
+    scale = getattr(attention, "scaling", attention.attention_head_size ** -0.5)
     context = attend_runs(attention.query(hidden), attention.key(hidden), attention.value(hidden), sequence_runs,
-                          attention.num_attention_heads, attention.scaling)
+                          attention.num_attention_heads, scale)
     hidden = layer.attention.output(context, hidden)
     return layer.output(layer.intermediate(hidden), hidden)
 
