@@ -99,29 +99,25 @@ def child(target, args: argparse.Namespace, precision: str):
     return result
 
 
-def padded_tokens(args: argparse.Namespace) -> tuple[int, int, int]:
-    """Positions the attention reads: (ours, bert-score's, real tokens), counted from the tokenization alone.
+def tokens_read(args: argparse.Namespace) -> tuple[int, int]:
+    """Tokens the model reads: (bert-score's, ours), counted from the tokenization alone.
 
-    Both embed each distinct text once; bert-score sorts texts by word count and runs every position of its
-    padded batches through every layer. We sort by token count and close a batch early rather than let its
-    attention pad by more than ``MAX_PADDING``; our linear layers, norms and activations read the real tokens only
-    (``core_encoder_rows``). On the CPU the model's time is nearly proportional to these counts, which are free of
-    timing noise.
+    Both embed each distinct text once. bert-score sorts texts by word count and runs every position of its
+    padded batches through every layer; our encoder reads the real tokens only (``core_encoder_rows``: linear
+    layers on the packed tokens, attention within each run of equal-length texts). On the CPU the model's time is
+    nearly proportional to these counts, which are free of timing noise.
     """
     from bertscore_common import packaged_model
 
-    from metrics._core.core_embed import encode_text, length_batches
-    from metrics._core.core_encoder_rows import MAX_PADDING
+    from metrics._core.core_embed import encode_text
 
     predictions, references = corpus(args.systems, args.segments)
     tokenizer = packaged_model().tokenizer
     texts = list(dict.fromkeys(references + predictions))
     lengths = [len(encode_text(tokenizer, text)) for text in texts]
-    batches = length_batches(lengths, 64, max_padding=MAX_PADDING)
-    ours = sum(len(batch) * max(lengths[i] for i in batch) for batch in batches)
     order = sorted(range(len(texts)), key=lambda i: len(texts[i].split(" ")), reverse=True)
     theirs = sum(len(order[i:i + 64]) * max(lengths[j] for j in order[i:i + 64]) for i in range(0, len(order), 64))
-    return ours, theirs, sum(lengths)
+    return theirs, sum(lengths)
 
 
 def forward_rate(args: argparse.Namespace) -> None:
@@ -135,8 +131,7 @@ def forward_rate(args: argparse.Namespace) -> None:
     from bertscore_common import packaged_model
     from gemm_rate import flops_per_row, gemm_rate, layers_rate, linear_shapes, time_shares, utilisation_line
 
-    from metrics._core.core_embed import embed_texts, encode_text, length_batches
-    from metrics._core.core_encoder_rows import MAX_PADDING
+    from metrics._core.core_embed import embed_texts, encode_text, model_batches
     from metrics._core.core_models import truncated_model
 
     predictions, references = corpus(args.systems, args.segments)
@@ -148,7 +143,7 @@ def forward_rate(args: argparse.Namespace) -> None:
     config = loaded.model.config
     lengths = [len(sequence) for sequence in ids]
     tokens = sum(lengths)
-    batches = length_batches(lengths, 64, max_padding=MAX_PADDING)
+    batches = model_batches(loaded.model, lengths, 64)
     rows = [sum(lengths[i] for i in batch) for batch in batches]  # the rows our linear layers multiply
     mean_length = tokens / len(ids)
     shapes = linear_shapes(layers, max(8, round(tokens / len(batches) / 8) * 8))
@@ -167,14 +162,11 @@ def forward_rate(args: argparse.Namespace) -> None:
     after = gemm_rate(shapes)
     shares = time_shares(lambda: run(ids))
     outside = layers_rate(layers, rows)
-    attended = sum(len(batch) * max(lengths[i] for i in batch) for batch in batches)
     print(before.describe())
     print(after.describe())
     rate = (before.gflops + after.gflops) / 2
     print(f"load average {os.getloadavg()[0]:.2f}; " + utilisation_line(
         f"our fp32 forward pass ({len(ids)} distinct texts, {tokens:,} tokens)", tokens / seconds, flops, rate))
-    print(f"attention reads {attended:,} positions, {attended - tokens:,} of them padding "
-          f"({(attended - tokens) / attended:.1%}); the linear layers, norms and activations the {tokens:,} tokens only")
     print(shares.describe())
     for line in ceiling_lines(shares, seconds, tokens, flops, linear_flops, rate, outside, tokens):
         print(line)
@@ -229,9 +221,9 @@ def main() -> None:
                          for a, b in zip(row, row_ref, strict=True))
         print(f"| {name} | {wall:.2f} s | {cpu:.2f} s | {pairs / wall:.1f} | {max(r[2] for r in results):.0f} MiB | "
               f"{theirs_wall / wall:.2f}x | {theirs_cpu / cpu:.2f}x | {difference:.2g} |")
-    ours_attended, theirs_tokens, real_tokens = padded_tokens(args)
-    print(f"tokens through the linear layers: bert-score {theirs_tokens} (padding included), ours {real_tokens} "
-          f"(the real ones): ratio {theirs_tokens / real_tokens:.2f}x; positions our attention reads {ours_attended}")
+    theirs_tokens, real_tokens = tokens_read(args)
+    print(f"tokens through the model: bert-score {theirs_tokens} (padding included), ours {real_tokens} (the real "
+          f"ones, no padding in any layer): ratio {theirs_tokens / real_tokens:.2f}x")
     forward_rate(args)
 
 

@@ -175,7 +175,7 @@ def token_states(model: Any, ids: torch.Tensor, mask: torch.Tensor, *, layer: in
 class PackedEmbeddings:
     """Token embeddings of texts laid end to end in one tensor, with no padding between them: ``table`` holds the
     texts' rows ([tokens + 1, ...], in the order they were embedded) and, last, one row of zeros that pads the
-    batches :meth:`padded` gathers; text ``i`` is rows ``starts[i]`` to ``starts[i] + lengths[i]``."""
+    batches :meth:`gather_index` indexes; text ``i`` is rows ``starts[i]`` to ``starts[i] + lengths[i]``."""
 
     table: torch.Tensor
     starts: list[int]
