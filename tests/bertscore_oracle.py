@@ -16,10 +16,15 @@ def packaged_model_path() -> str:
 
 
 def oracle_scores(predictions, references, *, num_layers: int, idf: bool = False, rescale: bool = False,
-                  all_layers: bool = False, batch_size: int = 64, idf_sents=None) -> torch.Tensor:
+                  all_layers: bool = False, batch_size: int = 64, idf_sents=None,
+                  pairs_per_call: int | None = None) -> torch.Tensor:
     """bert-score's (P, R, F) stacked on the last dimension: [N, 3], or [L+1, N, 3] with ``all_layers``.
 
-    With ``idf`` the weights come from ``idf_sents`` when given, else from every reference passed."""
+    With ``idf`` the weights come from ``idf_sents`` when given, else from every reference passed.
+    ``pairs_per_call`` bounds the oracle's memory: bert-score keeps every distinct text's embeddings (every
+    layer's with ``all_layers``) for the whole call, so a long list is scored that many pairs at a time by one
+    scorer (the same idf weights); a pair's score does not depend on the other pairs in its call beyond
+    bert-score's padding, which ``parity`` re-checks."""
     from bert_score import BERTScorer
 
     if idf and idf_sents is None:
@@ -29,8 +34,18 @@ def oracle_scores(predictions, references, *, num_layers: int, idf: bool = False
                         nthreads=0, device="cpu", all_layers=all_layers, lang="en" if rescale else None,
                         rescale_with_baseline=rescale, baseline_path=str(BASELINE_TSV) if rescale else None,
                         batch_size=batch_size)
-    precision, recall, f1 = scorer.score(predictions, references, batch_size=batch_size)
-    return torch.stack([precision, recall, f1], dim=-1)
+    step = pairs_per_call or max(len(predictions), 1)
+    parts = [torch.stack(scorer.score(predictions[start:start + step], references[start:start + step],
+                                      batch_size=batch_size), dim=-1)
+             for start in range(0, len(predictions), step)]
+    return torch.cat(parts, dim=-2)
+
+
+def rescaled_tolerance(tolerance: float) -> float:
+    """``tolerance`` for raw scores carried over to rescaled ones: rescaling maps x to (x - b) / (1 - b), so a
+    difference grows by 1 / (1 - b), at most by the packaged model's largest baseline (0.5236 at layer 5: 2.10x)."""
+    rows = BASELINE_TSV.read_text(encoding="utf-8").split()[1:]
+    return tolerance * max(1 / (1 - float(value)) for row in rows for value in row.split(",")[1:])
 
 
 def as_tensor(result: dict) -> torch.Tensor:
