@@ -101,3 +101,5 @@ def test_other_encoders_run_as_they_are() -> None:
     assert not packs(decoder)
     training = encoder("Bert", "sdpa", onednn=False).train()
     assert not packs(training)
+    elsewhere = encoder("Bert", "sdpa", onednn=False).to("meta")  # any device but the CPU: as transformers runs it
+    assert packs(encoder("Bert", "sdpa", onednn=False)) and not packs(elsewhere)

@@ -7,7 +7,8 @@ LayerNorms run on those rows; attention runs within each sequence, each run of n
 length as one unpadded batch (:func:`attend_runs`; length-sorted batches make few runs), so a real token's hidden
 states are transformers' own up to the order of float additions. The models this applies to are transformers'
 post-LayerNorm BERT, RoBERTa and XLM-R encoders (``BertModel``, ``RobertaModel``, ``XLMRobertaModel``: BERTScore's
-and sentence-transformers' encoders, COMET's XLM-R); others run as they are (:func:`packs`).
+and sentence-transformers' encoders, COMET's XLM-R) on the CPU; others, and models on a GPU, run as they are
+(:func:`packs`).
 """
 
 from __future__ import annotations
@@ -58,9 +59,14 @@ class TokenRows:
 
 
 def packs(model: Any) -> bool:
-    """Whether ``model``'s layers run on packed rows here (else it runs as it is)."""
+    """Whether ``model``'s layers run on packed rows here (else it runs as it is): CPU models only. Packing saves
+    matrix-multiply work, which a CPU is short of; on a GPU these encoders' time goes to kernel launches and host
+    synchronisations (BERTScore's card), which packing's per-run attention and row indexing add to, and the packed
+    path has not been measured there."""
     config = getattr(model, "config", None)
+    parameter = next(model.parameters(), None) if isinstance(model, torch.nn.Module) else None
     return (type(model).__name__ in _PACKED_MODELS and config is not None and not config.is_decoder
+            and parameter is not None and parameter.device.type == "cpu"
             and getattr(config, "_attn_implementation", None) in _ATTENTIONS
             and getattr(config, "position_embedding_type", "absolute") == "absolute"
             and getattr(config, "chunk_size_feed_forward", 0) == 0 and not model.training)
