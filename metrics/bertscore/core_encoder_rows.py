@@ -66,9 +66,8 @@ def packs(model: Any) -> bool:
     synchronisations (BERTScore's card), which packing's per-run attention and row indexing add to, and the packed
     path has not been measured there."""
     config = getattr(model, "config", None)
-    parameter = next(model.parameters(), None) if isinstance(model, torch.nn.Module) else None
     return (type(model).__name__ in _PACKED_MODELS and config is not None and not config.is_decoder
-            and parameter is not None and parameter.device.type == "cpu"
+            and next(model.parameters()).device.type == "cpu"
             and getattr(config, "_attn_implementation", None) in _ATTENTIONS
             and getattr(config, "position_embedding_type", "absolute") == "absolute"
             and getattr(config, "chunk_size_feed_forward", 0) == 0 and not model.training)
