@@ -1,10 +1,9 @@
 """Loads the packaged SmolLM2 GGUF model twice in this process, from the file and then from the converted copy it
-leaves in the cache folder named on the command line (the GGUF reader made to fail on the second load), and
-prints as JSON what test_lm_gguf compares: where the copy is, what each load gives (names, token ids,
+leaves in the cache folder the payload names (the GGUF reader made to fail on the second load), and
+prints as JSON what test_lm_gguf compares (run by ``learned_oracle.run_in``: the payload
+``{"cache": folder, "texts": [...]}`` on standard input): where the copy is, what each load gives (names, token ids,
 perplexities) and the weights that differ. Run as its own process, so that the two SmolLM2 models and the GGUF
 dequantization (about 2 GiB at the peak) do not stack on the memory a test worker already holds.
-
-    python tests/lm_gguf_copy_run.py CACHE_FOLDER TEXT...
 """
 
 from __future__ import annotations
@@ -58,4 +57,5 @@ def main(cache: str, texts: list[str]) -> dict:
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(sys.argv[1], sys.argv[2:])))
+    payload = json.load(sys.stdin)
+    print(json.dumps(main(payload["cache"], payload["texts"])))

@@ -5,15 +5,13 @@ the file's bytes, are never half-read, and a cache that cannot be written costs 
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
 import pytest
 import torch
 
+from learned_oracle import ROOT, run_in
 from metrics._core import core_lm_gguf
 from metrics._core.core_lm_gguf import CACHE_VARIABLE, converted_folder, is_complete, keep_converted
 from metrics._core.core_lm_models import packaged_lm_path
@@ -34,10 +32,7 @@ def gguf_path() -> Path:
 
 def test_the_converted_copy_loads_as_the_gguf_file_does(gguf_path: Path, tmp_path: Path) -> None:
     """Both loads run in a process of their own (tests/lm_gguf_copy_run.py): about 2 GiB at the peak."""
-    done = subprocess.run([sys.executable, str(COPY_RUN), str(tmp_path), *TEXTS], check=False, capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.splitlines()[-1])
+    result = run_in(ROOT / ".venv", COPY_RUN, {"cache": str(tmp_path), "texts": TEXTS}, timeout=600)
     copy, from_file, from_copy = result["copy"], result["from_file"], result["from_copy"]
     print(f"\nGGUF file {from_file['seconds']:.1f} s, converted copy {from_copy['seconds']:.1f} s")
     assert Path(copy["folder"]).parent == tmp_path / "gguf" and copy["complete"]
