@@ -8,7 +8,8 @@ the tests' tiny model by default; XLM-R large is 1024, 24, 16, 4096) and times i
 en-de examples (a system's outputs and the reference; English CNN/DailyMail sentences stand in for the sources,
 which ../shared/data lacks) with each of --batch-sizes; our module scores the same examples end to end through
 `evaluate.load(...).compute` (the model loaded by a warm-up call first, as unbabel-comet's is before `predict`).
-Runs alternate (theirs, ours) --repeats times; medians. The cases: 1 system, and --systems systems on the same
+Runs alternate (ours, theirs) --repeats times, each run's time printed as soon as it is measured (a long run keeps
+what it measured if it is stopped); medians. The cases: 1 system, and --systems systems on the same
 segments, so sources and references repeat as they do when systems are compared (de-duplication pays).
 
 Prints the times, tokens per second (the tokens of every sample's encoder inputs, what unbabel-comet encodes; the
@@ -145,7 +146,7 @@ def main() -> None:
           f"{args.layers} layers, "
           f"{args.heads} heads, inner {args.intermediate_size or 2 * args.hidden_size}; torch threads "
           f"{torch.get_num_threads()}; {args.repeats} alternating runs each, medians; load average "
-          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
     cases = [("1 system", 1) if case == "1" else (f"{args.systems} systems", args.systems)
              for case in args.cases.split(",")]
     for label, systems in cases:
@@ -158,15 +159,17 @@ def main() -> None:
         theirs: dict[int, list[float]] = {}
         reference_scores: list[float] = []
         ours_times: list[float] = []
-        for _ in range(args.repeats):
+        for repeat in range(1, args.repeats + 1):
+            start = time.perf_counter()
+            ours = comet.compute(**corpus, precision=args.precision)["scores"]
+            ours_times.append(time.perf_counter() - start)
+            print(f"  {label}, run {repeat}: ours {ours_times[-1]:.2f} s", flush=True)
             for batch_size in map(int, args.batch_sizes.split(",")):
                 run = oracle({"action": "predict", "checkpoint": str(folder / "model" / "checkpoints" / "model.ckpt"),
                               "sample_sets": [samples], "batch_size": batch_size})["results"][0]
                 theirs.setdefault(batch_size, []).append(run["seconds"])
                 reference_scores = reference_scores or run["scores"]
-            start = time.perf_counter()
-            ours = comet.compute(**corpus, precision=args.precision)["scores"]
-            ours_times.append(time.perf_counter() - start)
+                print(f"  {label}, run {repeat}: unbabel-comet {run['seconds']:.2f} s (batch {batch_size})", flush=True)
         medians = {batch_size: statistics.median(times) for batch_size, times in theirs.items()}
         best, ours_time = min(medians.values()), statistics.median(ours_times)
         difference = max(abs(a - b) for a, b in zip(ours, reference_scores))
