@@ -26,7 +26,7 @@ import torch
 from cnndm_data import cnndm_or_skip
 from conftest import ROOT, SHARED_DATA, read_lines
 from learned_oracle import run_oracle
-from metrics._core import core_process
+from metrics._core import core_comet, core_comet_checkpoint, core_process
 
 ORACLE = Path(__file__).with_name("comet_oracle_run.py")
 TOLERANCE = 1e-6  # fp32; the observed differences are float summation order (padding, batch composition)
@@ -211,6 +211,35 @@ def test_batches_shards_and_order_give_the_same_scores(comet, checkpoints) -> No
     assert merged["mean_score"] == pytest.approx(whole["mean_score"], abs=1e-7)
     reversed_scores = comet.compute(**{key: values[::-1] for key, values in corpus.items()}, checkpoint=checkpoint)
     assert reversed_scores["scores"][::-1] == pytest.approx(whole["scores"], abs=1e-6)
+
+
+def test_text_chunks_bound_the_distinct_texts() -> None:
+    sources, predictions = ["s", "s", "s", "t"], ["a", "b", "a", "c"]
+    references = [["r"], ["r"], ["r", "a"], ["u"]]
+    # distinct texts as the examples come: {s, a, r}, then b (4), then none new (4), then t, c, u (7)
+    assert list(core_comet.text_chunks(sources, predictions, references, 4)) == [(0, 3), (3, 4)]
+    assert list(core_comet.text_chunks(sources, predictions, references, 7)) == [(0, 4)]
+    # each example has three distinct texts, more than 2: each is a chunk alone
+    assert list(core_comet.text_chunks(sources, predictions, references, 2)) == [(0, 1), (1, 2), (2, 3), (3, 4)]
+    # by role, the reference "a" of example 2 is a fifth entry beside the translation "a": (0, 2), then example 2's
+    # four entries, then example 3's three (4 + 3 > 4)
+    assert list(core_comet.text_chunks(sources, predictions, references, 4, separate_roles=True)) == [
+        (0, 2), (2, 3), (3, 4)]
+    assert list(core_comet.text_chunks([], [], [], 4)) == []
+
+
+def test_chunks_of_distinct_texts_keep_unbabel_comets_scores(checkpoints, oracle_scores) -> None:
+    """The corpus scored in chunks of at most 40 distinct texts (examples with several references among them)
+    keeps unbabel-comet's scores of it, scored in one piece."""
+    corpus = wmt_corpus(300)
+    columns = (corpus["sources"], corpus["predictions"], corpus["references"])
+    assert len(list(core_comet.text_chunks(*columns, 40))) > 20
+    located = core_comet_checkpoint.locate_checkpoint("comet", str(checkpoints["da_xlmr"]))
+    loaded = core_comet.load_comet("comet", located, core_comet.encoder_folder("comet", located, None),
+                                   device=torch.device("cpu"), dtype=torch.float32)
+    results = core_comet.comet_scores(loaded, *columns, batch_size=16, chunk_texts=40)
+    expected = per_example(oracle_scores["da_xlmr"], oracle_samples(corpus, True)[1])
+    assert max(abs(result.score - value) for result, value in zip(results, expected, strict=True)) <= TOLERANCE
 
 
 def test_model_loaded_once_per_process(comet, checkpoints) -> None:

@@ -2,11 +2,13 @@
 # Edit the source there and run `python scripts/sync_core.py`.
 """COMET scores of (source, translation[, reference]) triples from a loaded checkpoint.
 
-Each distinct text of a chunk of examples is tokenized once (as unbabel-comet tokenizes: truncated to the
-encoder's positions less four) and embedded once, in length-sorted batches that pad to nearly their own length;
-the estimator then scores every (source, translation, reference) row from those embeddings. unbabel-comet embeds
-the three texts of every sample again in batches sorted by source length only; the scores are the same (the
-embedding of a text does not depend on its batch beyond the last bits of floating-point summation order).
+Each distinct text of a chunk of examples (consecutive examples with at most :data:`CHUNK_TEXTS` distinct texts
+among them, so that systems scored together on the same sources and references share one chunk) is tokenized once
+(as unbabel-comet tokenizes: truncated to the encoder's positions less four) and embedded once, in length-sorted
+batches that pad to nearly their own length; the estimator then scores every (source, translation, reference) row
+from those embeddings. unbabel-comet embeds the three texts of every sample again in batches sorted by source length
+only; the scores are the same (the embedding of a text does not depend on its batch beyond the last bits of
+floating-point summation order).
 Loaded models stay in memory for the life of the process (``core_process``'s registry).
 
 Monte Carlo dropout (unbabel-comet's ``predict(mc_dropout=N)``, regression models) scores every example N more
@@ -17,7 +19,7 @@ text of an example embedded apart from the example's other texts, as unbabel-com
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,11 @@ from .core_onednn import use_onednn_linears
 from .core_process import process_state
 
 REDUCTIONS = ("mean", "max")
+# the distinct texts (their token ids and sentence embeddings) a regression model holds at once: the three texts of
+# 8,192 examples. Four systems' 3,000 WMT17 segments (16,926 distinct texts) fit in one chunk, so their sources and
+# references are embedded once; cut into chunks of 8,192 examples, they were embedded in both chunks (38.7% more
+# tokens with scripts/bench_comet.py's tokenizer)
+CHUNK_TEXTS = 3 * 8192
 
 
 @dataclass
@@ -125,37 +132,57 @@ def _embed(loaded: LoadedComet, ids: Sequence[Sequence[int]], batch_size: int,
     return torch.stack(rows) if rows else torch.zeros((0, 0))  # type: ignore[arg-type]
 
 
+def text_chunks(sources: Sequence[str], predictions: Sequence[str], references: Sequence[Sequence[str]],
+                max_texts: int, separate_roles: bool = False) -> Iterator[tuple[int, int]]:
+    """(start, end) of consecutive examples with at most ``max_texts`` distinct texts among them (counted as
+    :meth:`_ChunkPlan.of` counts them: each text once, or once per role with ``separate_roles``), covering every
+    example in order; an example with more texts than that forms a chunk alone."""
+    seen: set[tuple[int, str]] = set()
+    start = 0
+    for index, (source, prediction, group) in enumerate(zip(sources, predictions, references, strict=True)):
+        entries = {(role if separate_roles else 0, text)
+                   for role, texts in enumerate(((source,), (prediction,), group)) for text in texts}
+        new = entries - seen
+        if index > start and len(seen) + len(new) > max_texts:
+            yield start, index
+            seen, start, new = set(), index, entries
+        seen |= new
+    if start < len(predictions):
+        yield start, len(predictions)
+
+
 def comet_scores(loaded: LoadedComet, sources: Sequence[str], predictions: Sequence[str],
                  references: Sequence[Sequence[str]], *, batch_size: int, reduction: str = "mean",
-                 decoding_threshold: float | None = None, chunk_size: int = 8192,
+                 decoding_threshold: float | None = None, chunk_size: int = 8192, chunk_texts: int = CHUNK_TEXTS,
                  progress: Callable[[int], None] | None = None) -> list[JointResult]:
     """One score per example (with the translation's error spans where the model tags words, decoded with
     ``decoding_threshold``: see ``core_comet_spans.decode_spans``); with several references, the ``reduction``
-    ('mean' or 'max') of its scores against each."""
+    ('mean' or 'max') of its scores against each. Joint-input models read ``chunk_size`` examples at a time,
+    regression models ``chunk_texts`` distinct texts (:func:`text_chunks`)."""
     results: list[JointResult] = []
-    for start in range(0, len(predictions), chunk_size):
-        end = start + chunk_size
-        part = (sources[start:end], predictions[start:end], references[start:end])
-        if isinstance(loaded.model, UnifiedModel):
-            results.extend(joint_scores(loaded.model, loaded.tokenizer, loaded.device, loaded.max_length, *part,
+    if isinstance(loaded.model, UnifiedModel):
+        for start in range(0, len(predictions), chunk_size):
+            end = start + chunk_size
+            results.extend(joint_scores(loaded.model, loaded.tokenizer, loaded.device, loaded.max_length,
+                                        sources[start:end], predictions[start:end], references[start:end],
                                         batch_size=batch_size, reduction=reduction,
                                         decoding_threshold=decoding_threshold, progress=progress))
-        else:
-            results.extend(JointResult(score, None)
-                           for score in _ChunkPlan.of(loaded, *part).scores(loaded, batch_size, reduction, progress))
+        return results
+    for start, end in text_chunks(sources, predictions, references, chunk_texts):
+        plan = _ChunkPlan.of(loaded, sources[start:end], predictions[start:end], references[start:end])
+        results.extend(JointResult(score, None) for score in plan.scores(loaded, batch_size, reduction, progress))
     return results
 
 
 def mc_dropout_scores(loaded: LoadedComet, sources: Sequence[str], predictions: Sequence[str],
                       references: Sequence[Sequence[str]], *, passes: int, batch_size: int, reduction: str = "mean",
-                      chunk_size: int = 8192, progress: Callable[[int], None] | None = None
+                      chunk_texts: int = CHUNK_TEXTS, progress: Callable[[int], None] | None = None
                       ) -> list[tuple[float, float]]:
     """Each example's mean and standard deviation (n - 1 in the denominator, as ``torch.std``) of its scores over
     ``passes`` Monte Carlo dropout passes of a model loaded with ``mc_dropout``; with several references, each
-    pass scores the ``reduction`` of the example's scores against each."""
+    pass scores the ``reduction`` of the example's scores against each. Chunks: :func:`text_chunks`."""
     results: list[tuple[float, float]] = []
-    for start in range(0, len(predictions), chunk_size):
-        end = start + chunk_size
+    for start, end in text_chunks(sources, predictions, references, chunk_texts, separate_roles=True):
         plan = _ChunkPlan.of(loaded, sources[start:end], predictions[start:end], references[start:end],
                              separate_roles=True)
         draws = torch.tensor([plan.scores(loaded, batch_size, reduction, progress) for _ in range(passes)],
