@@ -20,10 +20,12 @@ tokenizer is trained on 1000 WMT17 sentences (1000 pieces), so texts are longer 
 
 With ``--precision bf16`` our module runs in bfloat16 (on a CPU with AMX or AVX-512 BF16 its matrix multiplies
 run at a multiple of the fp32 rate) against unbabel-comet's fp32 ``predict``; the printed difference is then
-bf16's, to hold against the card's bf16 tolerance.
+bf16's, to hold against the card's bf16 tolerance. ``--ours-only`` times our module alone (its time, tokens per
+second and share of the GEMM rate; no ratio).
 
     python scripts/bench_comet.py [--model da] [--segments 3000] [--systems 4] [--hidden-size 32] [--layers 2]
         [--heads 4] [--intermediate-size 0] [--repeats 3] [--batch-sizes 16,64] [--cases 1,N] [--precision fp32]
+        [--ours-only]
 """
 
 from __future__ import annotations
@@ -119,6 +121,8 @@ def main() -> None:
     parser.add_argument("--batch-sizes", default="16,64")
     parser.add_argument("--cases", default="1,N", help="1 (one system), N (--systems systems), or both")
     parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32", help="our module's precision")
+    parser.add_argument("--ours-only", action="store_true",
+                        help="time our module alone (no ratio: for a figure beside a reference time measured before)")
     args = parser.parse_args()
     if not ORACLE_PYTHON.is_file():
         raise SystemExit(f"{ORACLE_PYTHON} is missing: run `bash scripts/setup-env tests`")
@@ -164,14 +168,24 @@ def main() -> None:
             ours = comet.compute(**corpus, precision=args.precision)["scores"]
             ours_times.append(time.perf_counter() - start)
             print(f"  {label}, run {repeat}: ours {ours_times[-1]:.2f} s", flush=True)
-            for batch_size in map(int, args.batch_sizes.split(",")):
+            for batch_size in [] if args.ours_only else map(int, args.batch_sizes.split(",")):
                 run = oracle({"action": "predict", "checkpoint": str(folder / "model" / "checkpoints" / "model.ckpt"),
                               "sample_sets": [samples], "batch_size": batch_size})["results"][0]
                 theirs.setdefault(batch_size, []).append(run["seconds"])
                 reference_scores = reference_scores or run["scores"]
                 print(f"  {label}, run {repeat}: unbabel-comet {run['seconds']:.2f} s (batch {batch_size})", flush=True)
+        ours_time = statistics.median(ours_times)
+        our_label = ("ours (distinct tokens)" if args.precision == "fp32"
+                     else f"ours ({args.precision}, distinct tokens; against the fp32 rate)")
+        mean_length = tokens / len(samples) / (3 if identifier != "unified_metric" else 1)
+        if args.ours_only:
+            print(f"{label} x {args.segments} segments ({len(samples)} samples, {tokens:,} sample tokens, "
+                  f"{distinct:,} distinct): ours {ours_time:.2f} s; sample tokens/s {tokens / ours_time:,.0f}")
+            for line in gemm_line(args, {our_label: distinct / ours_time}, mean_length):
+                print("  " + line)
+            continue
         medians = {batch_size: statistics.median(times) for batch_size, times in theirs.items()}
-        best, ours_time = min(medians.values()), statistics.median(ours_times)
+        best = min(medians.values())
         difference = max(abs(a - b) for a, b in zip(ours, reference_scores))
         scale = args.extrapolate_to / args.segments
         print(f"{label} x {args.segments} segments ({len(samples)} samples, {tokens:,} sample tokens, {distinct:,} "
@@ -180,10 +194,7 @@ def main() -> None:
               + f"; ours {ours_time:.2f} s; ratio {best / ours_time:.2f}x; tokens/s theirs {tokens / best:,.0f}, ours "
               f"{tokens / ours_time:,.0f}; max |difference| {difference:.2e}; extrapolated to {args.extrapolate_to} "
               f"segments: theirs {best * scale / 60:.1f} min, ours {ours_time * scale / 60:.1f} min")
-        our_label = ("ours (distinct tokens)" if args.precision == "fp32"
-                     else f"ours ({args.precision}, distinct tokens; against the fp32 rate)")
-        for line in gemm_line(args, {"unbabel-comet": tokens / best, our_label: distinct / ours_time},
-                              tokens / len(samples) / (3 if identifier != "unified_metric" else 1)):
+        for line in gemm_line(args, {"unbabel-comet": tokens / best, our_label: distinct / ours_time}, mean_length):
             print("  " + line)
     print(f"load average after: {' '.join(f'{value:.2f}' for value in os.getloadavg())}")
     sys.stdout.flush()
