@@ -98,15 +98,22 @@ def attend_runs(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, seq
     return outputs
 
 
-def _layer(layer: Any, hidden: torch.Tensor, sequence_runs: Runs) -> torch.Tensor:
-    """One BERT layer (transformers' ``BertLayer`` in evaluation mode) on the rows ``hidden`` ([tokens, width])."""
+def encoder_layer(layer: Any, hidden: torch.Tensor, sequence_runs: Runs,
+                  picked: torch.Tensor | None = None) -> torch.Tensor:
+    """One BERT layer (transformers' ``BertLayer`` in evaluation mode, or RoBERTa's) on the rows ``hidden``
+    ([tokens, width]); with ``picked`` (one row per sequence of ``sequence_runs``, then any repeats) only those
+    rows' outputs, the keys and values still from every row. Its blocks run as they are, so those ``core_onednn``
+    fused run fused."""
     attention = layer.attention.self
     # transformers 4's attention classes have no `scaling`; they divide by sqrt(head size)
     scale = getattr(attention, "scaling", attention.attention_head_size ** -0.5)
-    context = attend_runs(attention.query(hidden), attention.key(hidden), attention.value(hidden), sequence_runs,
-                          attention.num_attention_heads, scale)
-    hidden = layer.attention.output(context, hidden)
-    return layer.output(layer.intermediate(hidden), hidden)
+    own = hidden if picked is None else hidden[picked]
+    context = attend_runs(attention.query(own), attention.key(hidden), attention.value(hidden), sequence_runs,
+                          attention.num_attention_heads, scale, None if picked is None else 1)
+    if context.shape[0] < own.shape[0]:  # the repeated picked rows: any finite values
+        context = torch.cat([context, context[-1:].expand(own.shape[0] - context.shape[0], -1)])
+    own = layer.attention.output(context, own)
+    return layer.output(layer.intermediate(own), own)
 
 
 def hidden_rows(model: Any, ids: torch.Tensor, mask: torch.Tensor, layers: int) -> tuple[TokenRows, list[torch.Tensor]]:
@@ -116,7 +123,7 @@ def hidden_rows(model: Any, ids: torch.Tensor, mask: torch.Tensor, layers: int) 
     sequence_runs = length_runs(mask.sum(1).tolist())
     states = [rows.packed(model.embeddings(input_ids=ids))]
     for layer in model.encoder.layer[:layers]:
-        states.append(_layer(layer, states[-1], sequence_runs))
+        states.append(encoder_layer(layer, states[-1], sequence_runs))
     return rows, states
 
 

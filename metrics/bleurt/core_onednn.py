@@ -85,8 +85,7 @@ class OneDnnGatedMlp(torch.nn.Module):
 
 class OneDnnDenseGelu(torch.nn.Module):
     """``gelu(dense(x))`` (BERT's intermediate block) with the GELU applied by oneDNN inside the matrix multiply;
-    the block's parts keep their transformers names (``dense``, ``intermediate_act_fn``) for code that walks the
-    layers itself (usr's packed encoder)."""
+    the block's parts keep their transformers names (``dense``, ``intermediate_act_fn``)."""
 
     def __init__(self, dense: OneDnnLinear, activation: torch.nn.Module) -> None:
         super().__init__()

@@ -22,8 +22,9 @@ true response). Distinct pairs are scored once, in length-sorted batches (the of
 The encoder runs on packed sequences (:func:`encode_picked`): the sequences of a batch are laid end to end with no
 padding, every linear layer multiplies all their tokens at once, attention runs per run of equal-length sequences
 (no mask needed), and the last layer is computed only where the score reads it (the masked position of each MLM
-copy, the ``<s>`` of each DR pair; the other positions' last-layer outputs enter no score). On the CPU in fp32 the
-feed-forward activation and the residual additions are fused into oneDNN's linear layers. Position ids are
+copy, the ``<s>`` of each DR pair; the other positions' last-layer outputs enter no score): each layer is
+``core_encoder_rows.encoder_layer``, whose blocks run as ``core_onednn`` fused them (on the CPU in fp32 the
+feed-forward activation and the residual additions inside oneDNN's matrix multiplies). Position ids are
 RoBERTa's ``2..n+1``, as transformers 2.x computed them for unpadded sequences (not from the ids, where a ``<pad>``
 inside a text would shift them). On an accelerator's out-of-memory error a batch is split in halves.
 """
@@ -35,8 +36,7 @@ from collections.abc import Callable, Sequence
 import torch
 
 from .core_devices import run_halving
-from .core_encoder_rows import Runs, attend_runs, length_runs
-from .core_onednn import OneDnnLinear
+from .core_encoder_rows import encoder_layer, length_runs
 from .core_usr import DR_MAX_LENGTH, MLM_WINDOW, usr_regression, usr_texts
 from .core_usr_models import LoadedUsrModel
 
@@ -63,42 +63,6 @@ def dr_ids(loaded: LoadedUsrModel, first: str, second: str) -> list[int]:
     return [tokenizer.cls_id, *a, tokenizer.sep_id, tokenizer.sep_id, *b, tokenizer.sep_id]
 
 
-def _linear(layer: torch.nn.Module, inputs: torch.Tensor, *, activation: Callable | None = None,
-            fused_gelu: bool = False, residual: torch.Tensor | None = None) -> torch.Tensor:
-    """``layer(inputs)``, then ``activation`` or ``+ residual``; fused into oneDNN's kernel where the layer is a
-    :class:`OneDnnLinear` (GELU only where it is the exact, erf-based GELU: ``fused_gelu``)."""
-    if isinstance(layer, OneDnnLinear):
-        if activation is not None and fused_gelu:
-            return torch.ops.mkldnn._linear_pointwise(inputs, layer.packed_weight, layer.bias, "gelu", [], "none")
-        if residual is not None:
-            return torch.ops.mkldnn._linear_pointwise.binary(inputs, residual.contiguous(), layer.packed_weight,
-                                                             layer.bias, "add")
-    outputs = layer(inputs)
-    if activation is not None:
-        return activation(outputs)
-    return outputs if residual is None else outputs + residual
-
-
-def _layer(layer: torch.nn.Module, hidden: torch.Tensor, runs: Runs, fused_gelu: bool,
-           picked: torch.Tensor | None = None) -> torch.Tensor:
-    """One RoBERTa encoder layer (transformers' ``RobertaLayer`` in evaluation mode) over packed sequences; with
-    ``picked`` (one packed row per sequence of ``runs``, then repeats) only those rows' outputs, the keys and values
-    still from every row."""
-    attention = layer.attention.self
-    key, value = _linear(attention.key, hidden), _linear(attention.value, hidden)
-    own = hidden if picked is None else hidden[picked]
-    query = _linear(attention.query, own)
-    attended = attend_runs(query, key, value, runs, attention.num_attention_heads, attention.scaling,
-                           None if picked is None else 1)
-    if attended.shape[0] < own.shape[0]:  # the repeated picked rows: any finite values
-        attended = torch.cat([attended, attended[-1:].expand(own.shape[0] - attended.shape[0], -1)])
-    output = layer.attention.output
-    own = output.LayerNorm(_linear(output.dense, attended, residual=own))
-    inner = _linear(layer.intermediate.dense, own, activation=layer.intermediate.intermediate_act_fn,
-                    fused_gelu=fused_gelu)
-    return layer.output.LayerNorm(_linear(layer.output.dense, inner, residual=own))
-
-
 # oneDNN builds a kernel for each new shape (milliseconds each, and it keeps only the last 1,024): the packed tokens
 # are padded to a multiple of PACKED_ROWS (by one more sequence of <pad> ids, attended to by nothing else) and the
 # last layer's rows to a multiple of PICKED_ROWS, so that a run sees a few dozen shapes, not one per batch
@@ -122,14 +86,13 @@ def encode_picked(model: torch.nn.Module, ids: torch.Tensor, lengths: Sequence[i
     positions = torch.cat([torch.arange(2, length + 2).repeat(count) for count, length in every]).to(device)
     hidden = embeddings.word_embeddings(ids) + embeddings.token_type_embeddings.weight[0]
     hidden = embeddings.LayerNorm(hidden + embeddings.position_embeddings(positions))
-    fused_gelu = getattr(model.config, "hidden_act", None) == "gelu"
     layers = roberta.encoder.layer
     for layer in layers[:-1]:
-        hidden = _layer(layer, hidden, every, fused_gelu)
+        hidden = encoder_layer(layer, hidden, every)
     starts = torch.tensor([0, *lengths[:-1]]).cumsum(0)
     picked = (starts + torch.tensor(list(picks))).tolist()
     picked += picked[-1:] * (-len(picked) % PICKED_ROWS)
-    hidden = _layer(layers[-1], hidden, runs, fused_gelu, torch.tensor(picked, device=device))
+    hidden = encoder_layer(layers[-1], hidden, runs, torch.tensor(picked, device=device))
     return head(hidden)[:len(lengths)]
 
 
