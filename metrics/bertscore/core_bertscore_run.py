@@ -2,10 +2,13 @@
 # Edit the source there and run `python scripts/sync_core.py`.
 """BERTScore of a corpus, streamed through the model chunk by chunk with bounded memory.
 
-Predictions are taken a chunk at a time; the distinct texts of the chunk (its
-predictions and all their references) are tokenized, embedded once each in
-length-sorted batches, matched pair by pair, and dropped before the next
-chunk. Memory is bounded by the chunk size, not by the corpus size.
+Predictions are taken a chunk at a time, those with the same references
+together (several systems scored against one reference set share chunks, so
+each reference is embedded once per chunk, not once per system); the distinct
+texts of the chunk (its predictions and all their references) are tokenized,
+embedded once each in length-sorted batches, matched pair by pair, and dropped
+before the next chunk. Memory is bounded by the chunk size, not by the corpus
+size.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 import torch
 
 from .core_bertscore import IdfWeights, greedy_match, idf_from_references, uniform_weights
-from .core_embed import PackedEmbeddings, embed_packed, encode_texts, pair_chunks
+from .core_embed import PackedEmbeddings, embed_packed, encode_texts, in_corpus_order, pair_chunks
 from .core_models import LoadedModel, truncated_model
 
 DEFAULT_CHUNK_SIZE = 2048
@@ -79,7 +82,7 @@ def score_corpus(
     layer = None if all_layers else num_layers
     if all_layers:  # every layer's embeddings are held: fewer texts per chunk keep memory in the same bound
         chunk_size = max(1, chunk_size // (loaded.num_hidden_layers + 1))
-    results = []
+    results, indices = [], []
     for chunk in pair_chunks(tokenizer, predictions, references, chunk_size):
         order = list(chunk.token_ids)
         packed = embed_packed(model, tokenizer, [chunk.token_ids[text] for text in order], device=device,
@@ -98,7 +101,8 @@ def score_corpus(
         del packed
         scores = torch.stack(per_layer, dim=0)  # [layers, pairs, 3]
         results.append(chunk.reference_maxima(scores, dim=1))
+        indices += chunk.indices
         if progress is not None:
             progress(len(chunk.predictions))
-    combined = torch.cat(results, dim=1)
+    combined = in_corpus_order(indices, results, dim=1)
     return combined if all_layers else combined[0]

@@ -22,7 +22,7 @@ from typing import Literal
 import torch
 
 from .core_devices import PRECISIONS, ModelPlacement
-from .core_embed import embed_texts, pair_chunks
+from .core_embed import embed_texts, in_corpus_order, pair_chunks
 from .core_models import LoadedModel, ModelSource, resolve_model, truncated_model
 from .core_options import anything, boolean, choice, integer, option
 from .core_resources import ModelTextBounds
@@ -74,7 +74,7 @@ def pair_similarities(
     model, tokenizer = loaded.model, loaded.tokenizer
     last = loaded.num_hidden_layers
     truncated = truncated_model(model, last)
-    results = []
+    results, indices = [], []
     for chunk in pair_chunks(tokenizer, predictions, references, chunk_size, max_length):
         order = list(chunk.token_ids)
         tokens = embed_texts(model, tokenizer, [chunk.token_ids[text] for text in order], device=loaded.device,
@@ -86,9 +86,10 @@ def pair_similarities(
         cosines = (vectors[[index[p] for p in pair_predictions]] * vectors[[index[r] for r in pair_references]]
                    ).sum(dim=-1)
         results.append(chunk.reference_maxima(cosines).cpu())
+        indices += chunk.indices
         if progress is not None:
             progress(len(chunk.predictions))
-    return torch.cat(results)
+    return in_corpus_order(indices, results)
 
 
 @dataclass(frozen=True)

@@ -78,8 +78,10 @@ def _needs_prefix_space(tokenizer: Any) -> bool:
 
 @dataclass(frozen=True)
 class PairChunk:
-    """A run of predictions with their references, and the token ids of each distinct text among them."""
+    """Predictions with their references (at the corpus positions ``indices``), and the token ids of each distinct
+    text among them."""
 
+    indices: Sequence[int]
     predictions: Sequence[str]
     references: Sequence[Sequence[str]]
     token_ids: dict[str, list[int]]
@@ -98,16 +100,40 @@ class PairChunk:
         return torch.stack([part.max(dim=dim).values for part in parts], dim=dim)
 
 
+def reference_grouped_order(references: Sequence[Sequence[str]]) -> list[int]:
+    """The corpus positions, those whose references are the same next to each other (each such group where its
+    first member is, its members in corpus order); the identity where no two predictions share their references."""
+    first: dict[tuple[str, ...], int] = {}
+    group_of = [first.setdefault(tuple(group), index) for index, group in enumerate(references)]
+    return sorted(range(len(references)), key=lambda index: (group_of[index], index))
+
+
 def pair_chunks(tokenizer: Any, predictions: Sequence[str], references: Sequence[Sequence[str]], chunk_size: int,
                 max_length: int | None = None) -> Iterator[PairChunk]:
-    """The corpus ``chunk_size`` predictions at a time, each distinct text of a chunk tokenized once."""
-    for start in range(0, len(predictions), chunk_size):
-        chunk_predictions = predictions[start:start + chunk_size]
-        chunk_references = references[start:start + chunk_size]
+    """The corpus ``chunk_size`` predictions at a time, each distinct text of a chunk tokenized once. Predictions
+    with the same references are taken together (:func:`reference_grouped_order`), so that systems scored against
+    the same references embed each reference once per chunk of ``chunk_size`` predictions, not once per system;
+    :func:`in_corpus_order` puts per-prediction results back in the corpus's order."""
+    order = reference_grouped_order(references)
+    for start in range(0, len(order), chunk_size):
+        indices = order[start:start + chunk_size]
+        chunk_predictions = [predictions[index] for index in indices]
+        chunk_references = [references[index] for index in indices]
         distinct = list(dict.fromkeys(text for prediction, group in zip(chunk_predictions, chunk_references,
                                                                          strict=True) for text in (prediction, *group)))
         token_ids = dict(zip(distinct, encode_texts(tokenizer, distinct, max_length), strict=True))
-        yield PairChunk(chunk_predictions, chunk_references, token_ids)
+        yield PairChunk(indices, chunk_predictions, chunk_references, token_ids)
+
+
+def in_corpus_order(indices: Sequence[int], parts: Sequence[torch.Tensor], dim: int = 0) -> torch.Tensor:
+    """The chunks' per-prediction results ``parts``, concatenated along ``dim``, in the corpus's order;
+    ``indices``: the chunks' :attr:`PairChunk.indices`, concatenated likewise."""
+    combined = torch.cat(parts, dim=dim)
+    if list(indices) == list(range(len(indices))):
+        return combined
+    where = torch.empty(len(indices), dtype=torch.long)
+    where[torch.tensor(indices, dtype=torch.long)] = torch.arange(len(indices))
+    return combined.index_select(dim, where.to(combined.device))
 
 
 def length_batches(lengths: Sequence[int], batch_size: int, *, max_padding: float = 0.1,
