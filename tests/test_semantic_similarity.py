@@ -60,6 +60,27 @@ def test_matches_sentence_transformers(similarity, texts) -> None:
     assert max(abs(x - y) for x, y in zip(result["similarities"], expected.tolist(), strict=True)) <= 1e-5
 
 
+def test_systems_sharing_references_in_chunks_match_manual_pooling(similarity, texts) -> None:
+    """Two systems against the same references, in chunks of 4 predictions (the predictions of each reference taken
+    together): each pair's similarity, back in the corpus's order, is the manual mean pooling's."""
+    import sys
+
+    hypotheses, references = texts
+    predictions, groups = hypotheses[:6] + references[6:12], references[:6] * 2
+    package = type(similarity).__module__.rsplit(".", 1)[0]
+    core, models = sys.modules[f"{package}.core_sentence"], sys.modules[f"{package}.core_models"]
+    source = models.resolve_model("semantic_similarity", None)
+    loaded = models.load_model("semantic_similarity", source, use_fast_tokenizer=False, device=torch.device("cpu"),
+                               dtype=torch.float32)
+    mode, max_length = core.pooling_config(source.path)
+    chunked = core.pair_similarities(loaded, predictions, [[reference] for reference in groups], mode=mode,
+                                     max_length=max_length, chunk_size=4)
+    expected = (manual_embeddings(predictions) * manual_embeddings(groups)).sum(dim=-1)
+    assert max(abs(a - b) for a, b in zip(chunked.tolist(), expected.tolist(), strict=True)) <= TOLERANCE
+    result = similarity.compute(predictions=predictions, references=groups)["similarities"]
+    assert result == pytest.approx(expected.tolist(), abs=TOLERANCE)
+
+
 def test_multi_reference_takes_the_best(similarity, texts) -> None:
     hypotheses, references = texts
     single = similarity.compute(predictions=hypotheses[:6], references=references[:6])["similarities"]
