@@ -2,7 +2,9 @@
 """The comparison report's speed on the 16 WMT17 systems: our `compare` against sacreBLEU's own multi-system
 paired test (`PairedTest`, BLEU and chrF, one process) doing the same work in the same run; 10 systems with
 the MT task's defaults; then the full report with BLEU, chrF and ROUGE (and, with --ar-samples, approximate
-randomization)."""
+randomization). With --bertscore-systems N, only this: the statistics of BERTScore for N systems on every
+segment, scored the report's way (one call over all systems: the references embedded once) and one call per
+system, alternated in the same run."""
 
 from __future__ import annotations
 
@@ -10,11 +12,40 @@ import time
 
 import project
 from comparison import ResamplingSettings, compare, from_columns, write_report
+from comparison.report import prepare
+
+
+def shared_text_statistics(references: list[str], systems: dict[str, list[str]], repeats: int = 2) -> None:
+    """BERTScore's statistics rows of the systems: one call over all of them against one call per system."""
+    data = from_columns(references, systems)
+    (metric,), _ = prepare(data, ["bertscore"])
+    metric.module.compute(predictions=["warm"], references=["up"])  # loads the model: not timed
+    times: dict[str, list[float]] = {"one call": [], "one per system": []}
+    rows = {}
+    for _ in range(repeats):
+        for way, spent in times.items():
+            start = time.perf_counter()
+            if way == "one call":
+                metric.add_systems(data, list(systems))
+            else:
+                for system in systems:
+                    metric.add_system(data, system)
+            spent.append(time.perf_counter() - start)
+            rows[way] = {system: metric.matrices[system] for system in systems}
+    difference = max(float(abs(rows["one call"][system] - rows["one per system"][system]).max()) for system in systems)
+    best = {way: min(values) for way, values in times.items()}
+    print(f"BERTScore statistics of {len(systems)} systems x {data.size} segments (best of {repeats}): one call "
+          f"{best['one call']:.2f} s, one per system {best['one per system']:.2f} s "
+          f"({best['one per system'] / best['one call']:.2f}x); max |row difference| {difference:.1e}")
 
 
 def main() -> None:
-    arguments = project.bench_parser(__doc__, bootstrap_samples=1000, ar_samples=0, systems=16).parse_args()
+    arguments = project.bench_parser(__doc__, bootstrap_samples=1000, ar_samples=0, systems=16,
+                                     bertscore_systems=0).parse_args()
     references, systems = project.wmt17()
+    if arguments.bertscore_systems:
+        shared_text_statistics(references, dict(sorted(systems.items())[:arguments.bertscore_systems]))
+        return
     named = dict(sorted(systems.items())[:arguments.systems])
     data = from_columns(references, named)
     settings = ResamplingSettings(n_samples=arguments.bootstrap_samples, ar_samples=0)

@@ -298,6 +298,30 @@ def test_streaming_in_chunks_gives_the_same_scores(bertscore, pairs) -> None:
     assert max_diff(chunked, whole) <= TOLERANCE
 
 
+def test_comparison_report_scores_the_systems_in_one_call(bertscore, pairs, monkeypatch) -> None:
+    """The report's BERTScore of two systems comes from one call (each reference embedded once; per system would
+    raise here); each system's F1 is its own `compute`'s within the parity tolerance, and bert-score's."""
+    first, references, second = pairs
+    scripts = str(Path(METRICS_DIR).parent / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+    from comparison import ResamplingSettings, compare, from_columns, statistics
+
+    def one_system_at_a_time(*args, **kwargs):
+        raise AssertionError("bertscore scored one system at a time")
+
+    monkeypatch.setattr(statistics.MetricStatistics, "add_system", one_system_at_a_time)
+    systems = {"first": first[:12], "second": second[:12]}
+    report = compare(from_columns(references[:12], systems), ["bertscore"],
+                     settings=ResamplingSettings(n_samples=50, ar_samples=50), progress=False)
+    (headline,) = report.headlines
+    for system, outputs in systems.items():
+        ours = bertscore.compute(predictions=outputs, references=references[:12])["f1"]  # per example
+        theirs = oracle_scores(outputs, references[:12], num_layers=3)  # the packaged model's default layer
+        assert report.cell(headline, system).score == pytest.approx(math.fsum(ours) / len(ours), abs=TOLERANCE)
+        assert report.cell(headline, system).score == pytest.approx(float(theirs[:, 2].mean()), abs=TOLERANCE)
+
+
 def test_systems_sharing_references_in_chunks_keep_bert_scores(bertscore, pairs) -> None:
     """Two systems against the same references, scored in chunks of 4 predictions: the chunks take the predictions
     of each reference together (each reference embedded once per chunk), and the scores come back in the corpus's

@@ -117,9 +117,8 @@ def compare(data: ComparisonData, metrics: Sequence[str] | None = None, *, task:
         raise ComparisonError(f"compare: the analysis metric {analysis_metric!r} is not among the metrics")
     with _progress(len(prepared) * len(systems), "statistics", progress) as bar:
         for metric in prepared:
-            for system in systems:
-                metric.add_system(data, system)
-                bar.update()
+            metric.add_systems(data, systems)
+            bar.update(len(systems))
     with _progress(settings.n_samples * len(prepared) * len(systems), "resampling", progress) as bar:
         table = cells(prepared, systems, baseline, data.size, settings, bar)
     per_example = {(metric.name, system): metric.per_example(system) for metric in prepared for system in systems}

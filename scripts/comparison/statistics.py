@@ -1,5 +1,6 @@
 """Each metric's per-example statistics for every system, and scores from any sum of them (a whole corpus, a
-bucket, one example, a resample): one pass over the data per metric and system, everything else from sums."""
+bucket, one example, a resample): one pass over the data per metric and system (one per metric for the metrics
+that read each distinct text once, :data:`SHARED_TEXT_METRICS`), everything else from sums."""
 
 from __future__ import annotations
 
@@ -44,6 +45,10 @@ HEADLINES: dict[str, tuple[tuple[str, str, bool], ...]] = {
     "bleurt": (("mean_score", "BLEURT", True),),
     "metricx": (("mean_score", "MetricX", False),),
 }
+# Model metrics that embed each distinct text of a call once: every system is scored in one call, so that the
+# sources and references the systems share are embedded once, not once per system (a row depends only on its own
+# example, up to float summation order).
+SHARED_TEXT_METRICS = ("bertscore", "comet", "semantic_similarity")
 # Per-example outputs that are no numbers, shown beside the contrasting examples: output key -> label.
 ANNOTATIONS: dict[str, dict[str, str]] = {"comet": {"error_spans": "COMET error spans"}}
 TASK_METRICS: dict[str, tuple[str, ...]] = {"mt": ("sacrebleu", "chrf", "ter"), "summarization": ("rouge", "meteor")}
@@ -92,10 +97,26 @@ class MetricStatistics:
             except (TypeError, ValueError) as error:
                 raise ComparisonError(f"compare: system {system!r}: {error}") from None
 
+    def add_systems(self, data: ComparisonData, systems: Sequence[str]) -> None:
+        """Statistics rows of the systems' outputs: one call over all of them for :data:`SHARED_TEXT_METRICS`,
+        else :meth:`add_system` for each."""
+        if self.name not in SHARED_TEXT_METRICS or len(systems) < 2:
+            for system in systems:
+                self.add_system(data, system)
+            return
+        inputs = [self.inputs(data, system) for system in systems]
+        joined = {column: [value for each in inputs for value in each[column]] for column in inputs[0]}
+        columns = self.module.example_stats(**joined, **self.given)
+        rows = list(zip(*(columns[name] for name in self.names)))
+        for index, system in enumerate(systems):
+            self._keep(system, rows[index * data.size:(index + 1) * data.size])
+
     def add_system(self, data: ComparisonData, system: str) -> None:
         """Statistics rows of one system's outputs (the metric's one pass over them)."""
         columns = self.module.example_stats(**self.inputs(data, system), **self.given)
-        rows = list(zip(*(columns[name] for name in self.names)))
+        self._keep(system, list(zip(*(columns[name] for name in self.names))))
+
+    def _keep(self, system: str, rows: list[tuple[Any, ...]]) -> None:
         self.rows[system] = rows
         self.matrices[system] = as_stats_matrix(rows)
         self.corpus_totals[system] = self.schema.totals_of_rows(rows, self.signature)
