@@ -10,7 +10,9 @@ which ../shared/data lacks) with each of --batch-sizes; our module scores the sa
 `evaluate.load(...).compute` (the model loaded by a warm-up call first, as unbabel-comet's is before `predict`).
 Runs alternate (ours, theirs) --repeats times, each run's time printed as soon as it is measured (a long run keeps
 what it measured if it is stopped); medians. The cases: 1 system, and --systems systems on the same
-segments, so sources and references repeat as they do when systems are compared (de-duplication pays).
+segments, so sources and references repeat as they do when systems are compared (de-duplication pays). The case
+``report`` times the comparison report's statistics of --systems systems (our module only), one call over all of
+them against one call per system (``bench_compare.shared_text_statistics``).
 
 Prints the times, tokens per second (the tokens of every sample's encoder inputs, what unbabel-comet encodes; the
 same count for both sides; ours encodes only the distinct ones, counted apart), the ratio (the faster unbabel-comet
@@ -30,9 +32,11 @@ second and share of the GEMM rate; no ratio).
 
 from __future__ import annotations
 
+import atexit
 import gzip
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -57,17 +61,21 @@ def oracle(payload: dict, python: Path = ORACLE_PYTHON) -> object:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def examples(segments: int, systems: int) -> dict[str, list[str]]:
+def system_columns(segments: int, systems: int) -> tuple[list[str], list[str], dict[str, list[str]]]:
+    """The sources, the references and each system's outputs of the first ``segments`` segments."""
     wmt = DATA / "wmt17-en-de"
     references = project.read_lines(wmt / "newstest2017.ref.de")[:segments]
     with gzip.open(DATA / "cnndm-see2017" / "test.jsonl.gz", "rt", encoding="utf-8") as handle:
         sources = [json.loads(line)["reference"].split("\n")[0] for line, _ in zip(handle, range(segments))]
-    corpus: dict[str, list[str]] = {"sources": [], "predictions": [], "references": []}
-    for path in sorted((wmt / "systems").glob("*.de"))[:systems]:
-        corpus["sources"] += sources
-        corpus["predictions"] += project.read_lines(path)[:segments]
-        corpus["references"] += references
-    return corpus
+    outputs = {path.stem: project.read_lines(path)[:segments]
+               for path in sorted((wmt / "systems").glob("*.de"))[:systems]}
+    return sources, references, outputs
+
+
+def examples(segments: int, systems: int) -> dict[str, list[str]]:
+    sources, references, outputs = system_columns(segments, systems)
+    return {"sources": sources * len(outputs), "predictions": [text for each in outputs.values() for text in each],
+            "references": references * len(outputs)}
 
 
 # what each --model builds: unbabel-comet's class identifier, its hyper-parameters given the encoder width, and whether
@@ -119,7 +127,9 @@ def main() -> None:
                                   intermediate_size=0, repeats=3, extrapolate_to=3000)
     parser.add_argument("--model", choices=sorted(MODELS), default="da")
     parser.add_argument("--batch-sizes", default="16,64")
-    parser.add_argument("--cases", default="1,N", help="1 (one system), N (--systems systems), or both")
+    parser.add_argument("--cases", default="1,N",
+                        help="1 (one system), N (--systems systems), report (the comparison report's statistics of "
+                             "--systems systems: one call against one per system; ours only), comma-separated")
     parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32", help="our module's precision")
     parser.add_argument("--ours-only", action="store_true",
                         help="time our module alone (no ratio: for a figure beside a reference time measured before)")
@@ -133,6 +143,7 @@ def main() -> None:
 
     identifier, hparams, with_references = MODELS[args.model]
     folder = Path(tempfile.mkdtemp(prefix="bench-comet-"))
+    atexit.register(shutil.rmtree, folder, True)  # a large encoder's checkpoint is over 1 GB
     texts = project.read_lines(DATA / "wmt17-en-de" / "newstest2017.ref.de")[:1000]
     oracle({"action": "steps", "steps": [
         {"action": "encoder", "folder": str(folder / "encoder"), "encoder_model": "XLM-RoBERTa", "texts": texts,
@@ -151,8 +162,15 @@ def main() -> None:
           f"{args.heads} heads, inner {args.intermediate_size or 2 * args.hidden_size}; torch threads "
           f"{torch.get_num_threads()}; {args.repeats} alternating runs each, medians; load average "
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
+    if "report" in args.cases.split(","):
+        from bench_compare import shared_text_statistics
+        from comparison import from_columns
+
+        sources, references, outputs = system_columns(args.segments, args.systems)
+        shared_text_statistics(from_columns(references, outputs, sources=sources), "comet",
+                               {"checkpoint": str(folder / "model"), "precision": args.precision}, args.repeats)
     cases = [("1 system", 1) if case == "1" else (f"{args.systems} systems", args.systems)
-             for case in args.cases.split(",")]
+             for case in args.cases.split(",") if case != "report"]
     for label, systems in cases:
         corpus = examples(args.segments, systems)
         if not with_references:

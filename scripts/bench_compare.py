@@ -9,24 +9,28 @@ system, alternated in the same run."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import project
-from comparison import ResamplingSettings, compare, from_columns, write_report
+from comparison import ComparisonData, ResamplingSettings, compare, from_columns, write_report
 from comparison.report import prepare
 
 
-def shared_text_statistics(references: list[str], systems: dict[str, list[str]], repeats: int = 2) -> None:
-    """BERTScore's statistics rows of the systems: one call over all of them against one call per system."""
-    data = from_columns(references, systems)
-    (metric,), _ = prepare(data, ["bertscore"])
-    metric.module.compute(predictions=["warm"], references=["up"])  # loads the model: not timed
+def shared_text_statistics(data: ComparisonData, metric_name: str, options: dict[str, Any] | None = None,
+                           repeats: int = 2) -> None:
+    """A model metric's statistics rows of every system of ``data``, the report's way (one call over all of them)
+    against one call per system, alternated; prints the best times, their ratio and the rows' largest difference."""
+    (metric,), _ = prepare(data, [metric_name], options={metric_name: options or {}})
+    systems = list(data.systems)
+    metric.add_system(from_columns(data.references[:1], {systems[0]: data.systems[systems[0]][:1]},
+                                   sources=data.sources[:1] if data.sources else None), systems[0])  # loads the model
     times: dict[str, list[float]] = {"one call": [], "one per system": []}
     rows = {}
     for _ in range(repeats):
         for way, spent in times.items():
             start = time.perf_counter()
             if way == "one call":
-                metric.add_systems(data, list(systems))
+                metric.add_systems(data, systems)
             else:
                 for system in systems:
                     metric.add_system(data, system)
@@ -34,9 +38,9 @@ def shared_text_statistics(references: list[str], systems: dict[str, list[str]],
             rows[way] = {system: metric.matrices[system] for system in systems}
     difference = max(float(abs(rows["one call"][system] - rows["one per system"][system]).max()) for system in systems)
     best = {way: min(values) for way, values in times.items()}
-    print(f"BERTScore statistics of {len(systems)} systems x {data.size} segments (best of {repeats}): one call "
+    print(f"{metric_name} statistics of {len(systems)} systems x {data.size} segments (best of {repeats}): one call "
           f"{best['one call']:.2f} s, one per system {best['one per system']:.2f} s "
-          f"({best['one per system'] / best['one call']:.2f}x); max |row difference| {difference:.1e}")
+          f"({best['one per system'] / best['one call']:.2f}x); max |row difference| {difference:.1e}", flush=True)
 
 
 def main() -> None:
@@ -44,7 +48,8 @@ def main() -> None:
                                      bertscore_systems=0).parse_args()
     references, systems = project.wmt17()
     if arguments.bertscore_systems:
-        shared_text_statistics(references, dict(sorted(systems.items())[:arguments.bertscore_systems]))
+        shared_text_statistics(from_columns(references, dict(sorted(systems.items())[:arguments.bertscore_systems])),
+                               "bertscore")
         return
     named = dict(sorted(systems.items())[:arguments.systems])
     data = from_columns(references, named)

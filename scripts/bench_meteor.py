@@ -43,12 +43,14 @@ time); ours reads the same database.
 from __future__ import annotations
 
 import argparse
+import atexit
 import cProfile
 import gc
 import gzip
 import json
 import pstats
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -308,6 +310,7 @@ def main() -> int:
     pairs = len(records) * len(SYSTEMS)
 
     scratch = Path(tempfile.mkdtemp(prefix="bench-meteor-"))
+    atexit.register(shutil.rmtree, scratch, True)
     corpus, origin = nltk_corpus(scratch / "nltk_data")
     start = time.perf_counter()
     wordnet = nltk_reader(corpus)

@@ -18,7 +18,9 @@ score difference and the load average.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -47,6 +49,7 @@ def main() -> None:
     refs = [references[index] for _ in systems for index in range(args.segments)]
     sources = [references[1000 + index] for _ in systems for index in range(args.segments)]
     work = Path(tempfile.mkdtemp(prefix="bench-metricx-"))
+    atexit.register(shutil.rmtree, work, True)
     repo = official_repo(work / "official")
     folder, tokenizer = work / "tiny-metricx", work / "mt5-tokenizer"
     build_and_score(folder, tokenizer, references[:3000], repo, [])
