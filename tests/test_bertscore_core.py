@@ -19,11 +19,11 @@ from metrics._core.core_bertscore import (
 from metrics._core.core_devices import run_halving, select_device, select_dtype
 from metrics._core.core_embed import (
     PackedEmbeddings,
+    grouped_order,
     in_corpus_order,
     length_batches,
     pad_ids,
     pair_chunks,
-    reference_grouped_order,
 )
 
 
@@ -171,12 +171,12 @@ def test_encode_texts_in_one_call_equals_each_text_alone() -> None:
     assert len(encode_texts(tokenizer, texts)[4]) == tokenizer.model_max_length
 
 
-def test_reference_grouped_order_by_hand() -> None:
+def test_grouped_order_by_hand() -> None:
     # groups by first position: ("a",) at 0 takes 0 and 2; ("b",) at 1 takes 1 and 4; ("c",) at 3; ("a", "b") at 5
-    references = [["a"], ["b"], ["a"], ["c"], ["b"], ["a", "b"]]
-    assert reference_grouped_order(references) == [0, 2, 1, 4, 3, 5]
-    assert reference_grouped_order([["x"], ["y"], ["z"]]) == [0, 1, 2]  # no shared references: the corpus order
-    assert reference_grouped_order([]) == []
+    keys = [("a",), ("b",), ("a",), ("c",), ("b",), ("a", "b")]
+    assert grouped_order(keys) == [0, 2, 1, 4, 3, 5]
+    assert grouped_order(["x", "y", "z"]) == [0, 1, 2]  # no equal keys: the order given
+    assert grouped_order([]) == []
 
 
 def test_pair_chunks_take_each_references_predictions_together() -> None:

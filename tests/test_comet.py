@@ -216,21 +216,39 @@ def test_batches_shards_and_order_give_the_same_scores(comet, checkpoints) -> No
 def test_text_chunks_bound_the_distinct_texts() -> None:
     sources, predictions = ["s", "s", "s", "t"], ["a", "b", "a", "c"]
     references = [["r"], ["r"], ["r", "a"], ["u"]]
-    # distinct texts as the examples come: {s, a, r}, then b (4), then none new (4), then t, c, u (7)
-    assert list(core_comet.text_chunks(sources, predictions, references, 4)) == [(0, 3), (3, 4)]
-    assert list(core_comet.text_chunks(sources, predictions, references, 7)) == [(0, 4)]
+    # no two examples share both their source and their references except 0 and 1, already together: corpus order.
+    # Distinct texts as the examples come: {s, a, r}, then b (4), then none new (4), then t, c, u (7)
+    assert list(core_comet.text_chunks(sources, predictions, references, 4)) == [[0, 1, 2], [3]]
+    assert list(core_comet.text_chunks(sources, predictions, references, 7)) == [[0, 1, 2, 3]]
     # each example has three distinct texts, more than 2: each is a chunk alone
-    assert list(core_comet.text_chunks(sources, predictions, references, 2)) == [(0, 1), (1, 2), (2, 3), (3, 4)]
-    # by role, the reference "a" of example 2 is a fifth entry beside the translation "a": (0, 2), then example 2's
+    assert list(core_comet.text_chunks(sources, predictions, references, 2)) == [[0], [1], [2], [3]]
+    # by role, the reference "a" of example 2 is a fifth entry beside the translation "a": [0, 1], then example 2's
     # four entries, then example 3's three (4 + 3 > 4)
     assert list(core_comet.text_chunks(sources, predictions, references, 4, separate_roles=True)) == [
-        (0, 2), (2, 3), (3, 4)]
+        [0, 1], [2], [3]]
     assert list(core_comet.text_chunks([], [], [], 4)) == []
+
+
+def test_text_chunks_take_each_segments_systems_together() -> None:
+    """Three systems (p, q, v) on two segments (sources s1, s2; references r1, r2), in corpus order system by
+    system. Taken in corpus order, chunks of at most five texts would be {s1, p1, r1}, {s2, p2, r2}, {s1, q1, r1},
+    ...: six chunks, 18 texts. Taken segment by segment: {s1, r1, p1, q1, v1} and {s2, r2, p2, q2, v2}, 10 texts,
+    each source and reference once."""
+    sources = ["s1", "s2"] * 3
+    predictions = ["p1", "p2", "q1", "q2", "v1", "v2"]
+    references = [["r1"], ["r2"]] * 3
+    assert list(core_comet.text_chunks(sources, predictions, references, 5)) == [[0, 2, 4], [1, 3, 5]]
+    # four texts a chunk: segment 1's fifth text (v1) opens the next chunk, which then has no room for segment 2
+    assert list(core_comet.text_chunks(sources, predictions, references, 4)) == [[0, 2], [4], [1, 3], [5]]
+    # a shared source with different references is a different segment; so is a different source
+    assert list(core_comet.text_chunks(["s", "s", "t", "s"], ["a", "b", "c", "d"], [["r"], ["x"], ["r"], ["r"]],
+                                       4)) == [[0, 3], [1], [2]]
 
 
 def test_chunks_of_distinct_texts_keep_unbabel_comets_scores(checkpoints, oracle_scores) -> None:
     """The corpus scored in chunks of at most 40 distinct texts (examples with several references among them)
-    keeps unbabel-comet's scores of it, scored in one piece."""
+    keeps unbabel-comet's scores of it, scored in one piece; so does the corpus followed by itself reversed (a
+    second system equal to the first, whose examples each chunk takes next to the first's)."""
     corpus = wmt_corpus(300)
     columns = (corpus["sources"], corpus["predictions"], corpus["references"])
     assert len(list(core_comet.text_chunks(*columns, 40))) > 20
@@ -239,6 +257,14 @@ def test_chunks_of_distinct_texts_keep_unbabel_comets_scores(checkpoints, oracle
                                    device=torch.device("cpu"), dtype=torch.float32)
     results = core_comet.comet_scores(loaded, *columns, batch_size=16, chunk_texts=40)
     expected = per_example(oracle_scores["da_xlmr"], oracle_samples(corpus, True)[1])
+    assert max(abs(result.score - value) for result, value in zip(results, expected, strict=True)) <= TOLERANCE
+    doubled = tuple(column + column[::-1] for column in columns)
+    chunks = list(core_comet.text_chunks(*doubled, 40))
+    # an example's copy adds no text, so no chunk ends between them
+    chunk_of = {index: number for number, chunk in enumerate(chunks) for index in chunk}
+    assert len(chunks) > 20 and all(chunk_of[index] == chunk_of[599 - index] for index in range(300))
+    results = core_comet.comet_scores(loaded, *doubled, batch_size=16, chunk_texts=40)
+    expected = expected + expected[::-1]
     assert max(abs(result.score - value) for result, value in zip(results, expected, strict=True)) <= TOLERANCE
 
 

@@ -14,7 +14,7 @@ the whole corpus.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,21 +98,21 @@ class PairChunk:
         return torch.stack([part.max(dim=dim).values for part in parts], dim=dim)
 
 
-def reference_grouped_order(references: Sequence[Sequence[str]]) -> list[int]:
-    """The corpus positions, those whose references are the same next to each other (each such group where its
-    first member is, its members in corpus order); the identity where no two predictions share their references."""
-    first: dict[tuple[str, ...], int] = {}
-    group_of = [first.setdefault(tuple(group), index) for index, group in enumerate(references)]
-    return sorted(range(len(references)), key=lambda index: (group_of[index], index))
+def grouped_order(keys: Sequence[Hashable]) -> list[int]:
+    """The positions of ``keys``, those with equal keys next to each other (each group where its first member is,
+    its members in order); the identity where no two keys are equal."""
+    first: dict[Hashable, int] = {}
+    group_of = [first.setdefault(key, index) for index, key in enumerate(keys)]
+    return sorted(range(len(keys)), key=lambda index: (group_of[index], index))
 
 
 def pair_chunks(tokenizer: Any, predictions: Sequence[str], references: Sequence[Sequence[str]], chunk_size: int,
                 max_length: int | None = None) -> Iterator[PairChunk]:
     """The corpus ``chunk_size`` predictions at a time, each distinct text of a chunk tokenized once. Predictions
-    with the same references are taken together (:func:`reference_grouped_order`), so that systems scored against
+    with the same references are taken together (:func:`grouped_order`), so that systems scored against
     the same references embed each reference once per chunk of ``chunk_size`` predictions, not once per system;
     :func:`in_corpus_order` puts per-prediction results back in the corpus's order."""
-    order = reference_grouped_order(references)
+    order = grouped_order([tuple(group) for group in references])
     for start in range(0, len(order), chunk_size):
         indices = order[start:start + chunk_size]
         chunk_predictions = [predictions[index] for index in indices]

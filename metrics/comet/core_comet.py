@@ -2,8 +2,9 @@
 # Edit the source there and run `python scripts/sync_core.py`.
 """COMET scores of (source, translation[, reference]) triples from a loaded checkpoint.
 
-Each distinct text of a chunk of examples (consecutive examples with at most :data:`CHUNK_TEXTS` distinct texts
-among them, so that systems scored together on the same sources and references share one chunk) is tokenized once
+Each distinct text of a chunk of examples (at most :data:`CHUNK_TEXTS` distinct texts among them; the examples
+that share their source and references are taken together, so that systems scored together on the same sources and
+references embed each of them once) is tokenized once
 (as unbabel-comet tokenizes: truncated to the encoder's positions less four) and embedded once, in length-sorted
 batches that pad to nearly their own length; the estimator then scores every (source, translation, reference) row
 from those embeddings. unbabel-comet embeds the three texts of every sample again in batches sorted by source length
@@ -31,16 +32,17 @@ from .core_comet_joint import JointResult, joint_scores
 from .core_comet_model import CometEstimator, build_estimator
 from .core_comet_unified import UnifiedModel, build_unified
 from .core_devices import run_halving
-from .core_embed import model_batches, pad_ids
+from .core_embed import grouped_order, model_batches, pad_ids
 from .core_models import offline_model_folder
 from .core_onednn import use_onednn_linears
 from .core_process import process_state
 
 REDUCTIONS = ("mean", "max")
 # the distinct texts (their token ids and sentence embeddings) a regression model holds at once: the three texts of
-# 8,192 examples. Four systems' 3,000 WMT17 segments (16,926 distinct texts) fit in one chunk, so their sources and
-# references are embedded once; cut into chunks of 8,192 examples, they were embedded in both chunks (38.7% more
-# tokens with scripts/bench_comet.py's tokenizer)
+# 8,192 examples. Four systems' 3,000 WMT17 segments (16,926 distinct texts) fit in one chunk; cut into chunks of
+# 8,192 examples, their sources and references were embedded in both chunks (38.7% more tokens with
+# scripts/bench_comet.py's tokenizer). More systems take several chunks, each holding whole segments (all systems'
+# translations of a source with its references: text_chunks), so each source and reference is still embedded once
 CHUNK_TEXTS = 3 * 8192
 
 
@@ -133,22 +135,26 @@ def _embed(loaded: LoadedComet, ids: Sequence[Sequence[int]], batch_size: int,
 
 
 def text_chunks(sources: Sequence[str], predictions: Sequence[str], references: Sequence[Sequence[str]],
-                max_texts: int, separate_roles: bool = False) -> Iterator[tuple[int, int]]:
-    """(start, end) of consecutive examples with at most ``max_texts`` distinct texts among them (counted as
-    :meth:`_ChunkPlan.of` counts them: each text once, or once per role with ``separate_roles``), covering every
-    example in order; an example with more texts than that forms a chunk alone."""
+                max_texts: int, separate_roles: bool = False) -> Iterator[list[int]]:
+    """The corpus positions cut into chunks of at most ``max_texts`` distinct texts (counted as
+    :meth:`_ChunkPlan.of` counts them: each text once, or once per role with ``separate_roles``), each chunk's
+    positions in corpus order. The examples are taken with those that share their source and references next to
+    each other (:func:`core_embed.grouped_order`), so that a source and its references are embedded again only where
+    a chunk's end falls among their examples; an example with more texts than ``max_texts`` forms a chunk alone."""
     seen: set[tuple[int, str]] = set()
-    start = 0
-    for index, (source, prediction, group) in enumerate(zip(sources, predictions, references, strict=True)):
+    chunk: list[int] = []
+    for index in grouped_order([(source, tuple(group)) for source, group in zip(sources, references, strict=True)]):
         entries = {(role if separate_roles else 0, text)
-                   for role, texts in enumerate(((source,), (prediction,), group)) for text in texts}
+                   for role, texts in enumerate(((sources[index],), (predictions[index],), references[index]))
+                   for text in texts}
         new = entries - seen
-        if index > start and len(seen) + len(new) > max_texts:
-            yield start, index
-            seen, start, new = set(), index, entries
+        if chunk and len(seen) + len(new) > max_texts:
+            yield sorted(chunk)
+            seen, chunk, new = set(), [], entries
         seen |= new
-    if start < len(predictions):
-        yield start, len(predictions)
+        chunk.append(index)
+    if chunk:
+        yield sorted(chunk)
 
 
 def comet_scores(loaded: LoadedComet, sources: Sequence[str], predictions: Sequence[str],
@@ -168,10 +174,12 @@ def comet_scores(loaded: LoadedComet, sources: Sequence[str], predictions: Seque
                                         batch_size=batch_size, reduction=reduction,
                                         decoding_threshold=decoding_threshold, progress=progress))
         return results
-    for start, end in text_chunks(sources, predictions, references, chunk_texts):
-        plan = _ChunkPlan.of(loaded, sources[start:end], predictions[start:end], references[start:end])
-        results.extend(JointResult(score, None) for score in plan.scores(loaded, batch_size, reduction, progress))
-    return results
+    scores = [0.0] * len(predictions)
+    for chunk in text_chunks(sources, predictions, references, chunk_texts):
+        plan = _ChunkPlan.of(loaded, sources, predictions, references, chunk)
+        for index, score in zip(chunk, plan.scores(loaded, batch_size, reduction, progress), strict=True):
+            scores[index] = score
+    return [JointResult(score, None) for score in scores]
 
 
 def mc_dropout_scores(loaded: LoadedComet, sources: Sequence[str], predictions: Sequence[str],
@@ -181,13 +189,13 @@ def mc_dropout_scores(loaded: LoadedComet, sources: Sequence[str], predictions: 
     """Each example's mean and standard deviation (n - 1 in the denominator, as ``torch.std``) of its scores over
     ``passes`` Monte Carlo dropout passes of a model loaded with ``mc_dropout``; with several references, each
     pass scores the ``reduction`` of the example's scores against each. Chunks: :func:`text_chunks`."""
-    results: list[tuple[float, float]] = []
-    for start, end in text_chunks(sources, predictions, references, chunk_texts, separate_roles=True):
-        plan = _ChunkPlan.of(loaded, sources[start:end], predictions[start:end], references[start:end],
-                             separate_roles=True)
+    results: list[tuple[float, float]] = [(0.0, 0.0)] * len(predictions)
+    for chunk in text_chunks(sources, predictions, references, chunk_texts, separate_roles=True):
+        plan = _ChunkPlan.of(loaded, sources, predictions, references, chunk, separate_roles=True)
         draws = torch.tensor([plan.scores(loaded, batch_size, reduction, progress) for _ in range(passes)],
                              dtype=torch.float64)
-        results.extend(zip(draws.mean(dim=0).tolist(), draws.std(dim=0).tolist(), strict=True))
+        for index, mean, deviation in zip(chunk, draws.mean(dim=0).tolist(), draws.std(dim=0).tolist(), strict=True):
+            results[index] = (mean, deviation)
     return results
 
 
@@ -203,9 +211,12 @@ class _ChunkPlan:
 
     @classmethod
     def of(cls, loaded: LoadedComet, sources: Sequence[str], predictions: Sequence[str],
-           references: Sequence[Sequence[str]], separate_roles: bool = False) -> _ChunkPlan:
-        """With ``separate_roles``, each text is embedded once as a source, once as a translation and once as a
-        reference (a translation equal to its reference is then embedded twice, as unbabel-comet does)."""
+           references: Sequence[Sequence[str]], chunk: Sequence[int], separate_roles: bool = False) -> _ChunkPlan:
+        """The plan of the examples at the corpus positions ``chunk``. With ``separate_roles``, each text is
+        embedded once as a source, once as a translation and once as a reference (a translation equal to its
+        reference is then embedded twice, as unbabel-comet does)."""
+        sources, predictions = [sources[index] for index in chunk], [predictions[index] for index in chunk]
+        references = [references[index] for index in chunk]
         roles = (sources, predictions, [text for group in references for text in group])
         entries = list(dict.fromkeys((role if separate_roles else 0, text) for role, texts in enumerate(roles)
                                      for text in texts))
