@@ -64,6 +64,10 @@ Mark = tuple[int, int]  # (bytes of the cache file after its last complete batch
 
 VERIFIED_EVALUATE_VERSIONS = ("0.4.6",)
 DEFAULT_STREAM_BATCH_SIZE = 10_000
+# The examples read back at once by model metrics whose examples share texts (systems scored on the same sources
+# and references): their own chunks bound the model's memory, and the larger batch lets a call embed each shared
+# text once (16 WMT17 systems are 48,064 examples; in batches of 10,000, each batch embedded the references again).
+SHARED_TEXTS_STREAM_BATCH_SIZE = 250_000
 DONE_SUFFIX = ".done"
 # evaluate's rendezvous error: "Expected to find locked file <folder>/<experiment>-<n>-<process>.arrow.lock ..."
 _RENDEZVOUS_MISSING = re.compile(r"Expected to find locked file .*-\d+-(\d+)\.arrow\.lock")
