@@ -72,7 +72,14 @@ from .core_options import MetricOptions, input_parameters, keyword_parameters
 from .core_process import clear_caches
 from .core_resources import ResampleBounds, TextBounds, check_resample_work, check_text_sizes
 from .core_stats import EXAMPLES_FIELD, StatField, StatsSchema
-from .core_streaming import DEFAULT_STREAM_BATCH_SIZE, add_to_cache, added_examples, cache_mark, compute_from_cache
+from .core_streaming import (
+    DEFAULT_STREAM_BATCH_SIZE,
+    SHARED_TEXTS_STREAM_BATCH_SIZE,
+    add_to_cache,
+    added_examples,
+    cache_mark,
+    compute_from_cache,
+)
 from .core_streaming import WHOLE_FILE, holds_examples, salvage_writer, streaming_verified
 from .core_trainer import PredictionSource, TrainerTextMetrics, preprocess_logits_for_metrics
 
@@ -159,6 +166,11 @@ class StatsMetric:
     # The option that `evaluate.load(path, config_name)` sets, for metrics whose configurations are models (as
     # evaluate's comet and bleurt take the checkpoint's name as the config name); None: configurations are not.
     config_option: ClassVar[str | None] = None
+    # Whether a call embeds each distinct text of its examples once, so that examples sharing texts (systems scored
+    # on the same sources and references) are best scored in one call: such a metric reads added examples back
+    # SHARED_TEXTS_STREAM_BATCH_SIZE at a time (its own chunks bound the model's memory), and the comparison report
+    # scores all its systems in one call.
+    shares_texts: ClassVar[bool] = False
     stream_batch_size: int = DEFAULT_STREAM_BATCH_SIZE
     preprocess_logits_for_metrics = staticmethod(preprocess_logits_for_metrics)
 
@@ -270,6 +282,8 @@ class StatsMetric:
             cls.__doc__ = cls.about.description + cls.about.inputs_description + (cls.__doc__ or "")
         if "statistics" in cls.__dict__ and "options_class" not in cls.__dict__:
             cls.options_class = cls.statistics.options
+        if cls.__dict__.get("shares_texts") and "stream_batch_size" not in cls.__dict__:
+            cls.stream_batch_size = SHARED_TEXTS_STREAM_BATCH_SIZE
         declares = "options_class" in cls.__dict__ or "inputs" in cls.__dict__
         if not declares or not hasattr(cls, "options_class") or not hasattr(cls, "inputs"):
             return  # nothing new to sign, or an intermediate base that leaves the options to its subclasses

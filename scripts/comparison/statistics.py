@@ -1,6 +1,6 @@
 """Each metric's per-example statistics for every system, and scores from any sum of them (a whole corpus, a
 bucket, one example, a resample): one pass over the data per metric and system (one per metric for the metrics
-that read each distinct text once, :data:`SHARED_TEXT_METRICS`), everything else from sums."""
+that embed each distinct text of a call once, their ``shares_texts``), everything else from sums."""
 
 from __future__ import annotations
 
@@ -45,10 +45,6 @@ HEADLINES: dict[str, tuple[tuple[str, str, bool], ...]] = {
     "bleurt": (("mean_score", "BLEURT", True),),
     "metricx": (("mean_score", "MetricX", False),),
 }
-# Model metrics that embed each distinct text of a call once: every system is scored in one call, so that the
-# sources and references the systems share are embedded once, not once per system (a row depends only on its own
-# example, up to float summation order).
-SHARED_TEXT_METRICS = ("bertscore", "comet", "semantic_similarity")
 # Per-example outputs that are no numbers, shown beside the contrasting examples: output key -> label.
 ANNOTATIONS: dict[str, dict[str, str]] = {"comet": {"error_spans": "COMET error spans"}}
 TASK_METRICS: dict[str, tuple[str, ...]] = {"mt": ("sacrebleu", "chrf", "ter"), "summarization": ("rouge", "meteor")}
@@ -98,9 +94,11 @@ class MetricStatistics:
                 raise ComparisonError(f"compare: system {system!r}: {error}") from None
 
     def add_systems(self, data: ComparisonData, systems: Sequence[str]) -> None:
-        """Statistics rows of the systems' outputs: one call over all of them for :data:`SHARED_TEXT_METRICS`,
-        else :meth:`add_system` for each."""
-        if self.name not in SHARED_TEXT_METRICS or len(systems) < 2:
+        """Statistics rows of the systems' outputs: one call over all of them for a metric that embeds each distinct
+        text of a call once (``shares_texts``: the sources and references the systems share are then embedded once,
+        not once per system; a row depends only on its own example, up to float summation order), else
+        :meth:`add_system` for each."""
+        if not getattr(self.module, "shares_texts", False) or len(systems) < 2:
             for system in systems:
                 self.add_system(data, system)
             return
